@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Shared helpers for the tern build and test harness.
+# Sourced by the scripts in this folder; defines no side effects of its own.
+
+TERN_TOP=${TERN_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+TERN_CACHE=${TERN_CACHE:-${HOME:-/root}/.cache/tern}
+
+log() { printf '[tern] %s\n' "$*" >&2; }
+die() { printf '[tern] error: %s\n' "$*" >&2; exit 1; }
+
+# Run a command with root rights: directly as root, else through sudo.
+as_root() {
+	if [ "$(id -u)" = 0 ]; then
+		"$@"
+	else
+		sudo "$@"
+	fi
+}
+
+# retry N CMD...: run CMD up to N times, waiting a little longer each time.
+retry() {
+	local n=$1 i=1
+	shift
+	until "$@"; do
+		[ "$i" -ge "$n" ] && return 1
+		log "attempt $i of $n failed: $*; retrying"
+		sleep $((i * 5))
+		i=$((i + 1))
+	done
+}
+
+# The 6.12 kernel the module is built for and the VM boots: the version of the
+# installed linux-headers-6.12 package, e.g. 6.12.57+deb12-amd64.
+kernel_release() {
+	local d
+	for d in /usr/src/linux-headers-6.12*-amd64; do
+		[ -d "$d" ] && basename "$d" | sed 's/^linux-headers-//'
+	done | sort -V | tail -n 1
+}
+
+# Apt options for the project-local source list that holds trixie's deb-src.
+# Binary packages are never taken from it: it has no "deb" entry.
+apt_local_opts() {
+	local d=$TERN_CACHE/apt
+	echo "-o Dir::Etc::SourceList=$d/sources.list -o Dir::Etc::SourceParts=/dev/null" \
+	     "-o Dir::State::Lists=$d/lists -o Dir::Cache::archives=$d/archives"
+}
