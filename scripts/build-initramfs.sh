@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Build the test VM's initramfs (build/vm/initramfs.cpio.gz): busybox-static,
+# the Debian kernel's modules tern.ko depends on (found through modinfo,
+# decompressed, listed in load order), tern.ko, the guest scripts in
+# tests/vm/guest/, the VM test binaries and the userspace tools.
+#
+# VM tests are grouped by the device options they ask for with a line
+#   tern-vm: device=<-device options> timeout=<seconds>
+# in their source; each group is one boot.  build/vm/groups.txt lists
+# "<group> <device options>" for the host runner.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+KREL=${KREL:-$(kernel_release)}
+KROOT=$TERN_CACHE/kernel/$KREL/root
+KMODS=$KROOT/lib/modules/$KREL
+[ -d "$KMODS" ] || die "no kernel image in $KROOT: run 'make setup'"
+B=$TERN_TOP/build
+VM=$B/vm
+ROOT=$VM/root
+rm -rf "$ROOT" && mkdir -p "$ROOT"/{bin,sbin,proc,sys,dev,tmp,lib/modules,tern/tests,tern/groups,tern/bin}
+
+cp /bin/busybox "$ROOT/bin/busybox"
+cp "$TERN_TOP"/tests/vm/guest/init "$ROOT/init"
+cp "$TERN_TOP"/tests/vm/guest/run-*.sh "$ROOT/tern/"
+cp "$B/tern.ko" "$ROOT/tern/tern.ko"
+
+# Modules tern.ko needs, dependencies first.
+declare -A seen=()
+order=()
+find_module() {
+	find "$KMODS/kernel" -name "$1.ko.xz" -o -name "$(echo "$1" | tr _ -).ko.xz" |
+		head -n 1
+}
+add_deps() {
+	local dep path
+	for dep in $(modinfo -F depends "$1" | tr , ' '); do
+		[ -n "${seen[$dep]:-}" ] && continue
+		seen[$dep]=1
+		path=$(find_module "$dep")
+		[ -n "$path" ] || die "module $dep (needed by $1) not in the kernel image"
+		xz -dc "$path" >"$ROOT/lib/modules/$dep.ko"
+		add_deps "$ROOT/lib/modules/$dep.ko"
+		order+=("$dep.ko")
+	done
+}
+add_deps "$B/tern.ko"
+printf '%s\n' "${order[@]}" >"$ROOT/tern/modules.load"
+
+# VM tests and their groups.
+: >"$VM/groups.txt.new"
+declare -A group_of=()
+ngroups=0
+for src in "$TERN_TOP"/tests/vm/*.c; do
+	[ -e "$src" ] || continue
+	name=$(basename "$src" .c)
+	meta=$(grep -o 'tern-vm:.*' "$src" | head -n 1 || true)
+	dev=$(echo "$meta" | grep -o 'device=[^ ]*' | cut -d= -f2- || true)
+	limit=$(echo "$meta" | grep -o 'timeout=[0-9]*' | cut -d= -f2 || true)
+	key=${dev:-default}
+	if [ -z "${group_of[$key]:-}" ]; then
+		group_of[$key]=$ngroups
+		echo "$ngroups ${dev}" >>"$VM/groups.txt.new"
+		ngroups=$((ngroups + 1))
+	fi
+	cp "$B/tests/vm/$name" "$ROOT/tern/tests/$name"
+	echo "$name ${limit:-120}" >>"$ROOT/tern/groups/${group_of[$key]}"
+done
+mv "$VM/groups.txt.new" "$VM/groups.txt"
+# Tools and demo programs, if built.
+if [ -d "$B/bin" ]; then
+	cp "$B"/bin/* "$ROOT/tern/bin/" 2>/dev/null || true
+fi
+
+(cd "$ROOT" && find . | sort | cpio -o -H newc --quiet | gzip -1) >"$VM/initramfs.cpio.gz"
+log "initramfs ready: $(du -h "$VM/initramfs.cpio.gz" | cut -f1), modules: ${order[*]}, $ngroups test group(s)"

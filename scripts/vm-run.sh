@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Boot the Debian 6.12 kernel in the QEMU built with the tern device.
+#
+#   vm-run.sh test    run every VM test group (one boot per group), stream the
+#                     console, then judge the results with vm-results.py
+#   vm-run.sh shell   interactive shell in the guest, tern.ko loaded
+#   vm-run.sh demo    run the demo
+#
+# Environment: TERN_ACCEL (tcg, or kvm where it works), TERN_VM_SMP (2),
+# TERN_VM_MEM (1G), TERN_DEVICE_OPTS (extra -device tern options for shell
+# and demo), TERN_VM_TESTS (only run tests whose name matches this regex).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+mode=${1:-test}
+KREL=${KREL:-$(kernel_release)}
+VMLINUZ=$TERN_CACHE/kernel/$KREL/root/boot/vmlinuz-$KREL
+QEMU=$TERN_CACHE/qemu-build/current/qemu-system-x86_64
+VM=$TERN_TOP/build/vm
+for f in "$VMLINUZ" "$QEMU" "$VM/initramfs.cpio.gz"; do
+	[ -e "$f" ] || die "missing $f: run 'make setup qemu initramfs'"
+done
+accel=${TERN_ACCEL:-tcg}
+cpu=max
+[ "$accel" = kvm ] && cpu=host
+
+# boot LOG DEVICE_OPTS CMDLINE TIMEOUT: one boot; console to LOG and stdout.
+boot() {
+	local log=$1 dev=$2 cmdline=$3 limit=$4 rc=0
+	local -a args=(-L /usr/share/qemu -bios /usr/share/qemu/qboot.rom
+		-machine "q35,accel=$accel" -cpu "$cpu" -smp "${TERN_VM_SMP:-2}"
+		-m "${TERN_VM_MEM:-1G}" -vga none -nic none -no-reboot
+		-kernel "$VMLINUZ" -initrd "$VM/initramfs.cpio.gz"
+		-device "tern${dev:+,$dev}")
+	if [ "$mode" = shell ]; then
+		"$QEMU" "${args[@]}" -nographic \
+			-append "console=ttyS0 quiet panic=-1 tern.mode=shell $cmdline"
+		return
+	fi
+	# A hung guest is killed: TERM at the limit, KILL 10 s later.
+	timeout -k 10 "$limit" "$QEMU" "${args[@]}" -display none -serial stdio \
+		-monitor none -append "console=ttyS0 quiet panic=-1 oops=panic $cmdline" \
+		</dev/null 2>&1 | tee "$log" || rc=$?
+	[ "$rc" = 124 ] && log "VM timed out after $limit s: killed"
+	return 0
+}
+
+case "$mode" in
+shell)
+	boot "" "${TERN_DEVICE_OPTS:-}" "" 0 ;;
+demo)
+	boot "$VM/console-demo.log" "${TERN_DEVICE_OPTS:-}" "tern.mode=demo" 600
+	grep -q '^TERN-DEMO-OK' "$VM/console-demo.log" || die "the demo failed"
+	;;
+test)
+	rm -f "$VM"/console-*.log
+	while read -r group dev; do
+		names=$(awk '{ print $1 }' "$VM/root/tern/groups/$group")
+		if [ -n "${TERN_VM_TESTS:-}" ]; then
+			names=$(echo "$names" | grep -E "$TERN_VM_TESTS" || true)
+			[ -n "$names" ] || continue
+		fi
+		limit=$(awk '{ s += $2 } END { print s + 90 }' "$VM/root/tern/groups/$group")
+		log "VM boot for test group $group (device options: ${dev:-defaults}): $(echo $names)"
+		boot "$VM/console-$group.log" "$dev" \
+			"tern.group=$group${TERN_VM_TESTS:+ tern.only=$TERN_VM_TESTS}" "$limit"
+	done <"$VM/groups.txt"
+	python3 "$TERN_TOP/scripts/vm-results.py" "$VM" "${TERN_VM_TESTS:-}"
+	;;
+*) die "unknown mode $mode" ;;
+esac
