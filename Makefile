@@ -22,8 +22,7 @@ VM_TESTS     := $(patsubst tests/vm/%.c,$(B)/tests/vm/%,$(VM_TEST_SRCS))
 all: qemu module userspace
 
 help:
-	@sed -n 's/^## //p' docs/development.md 2>/dev/null || true
-	@echo "targets: setup qemu module userspace initramfs vm-test vm-shell qtest kunit check test demo clean distclean"
+	@sed -n 's/^## //p' $(TOP)/Makefile
 
 ## make setup     install Debian packages, fetch kernel image, kernel and QEMU sources
 setup:
