@@ -12,11 +12,14 @@ B          := $(TOP)/build
 
 CC         ?= gcc
 CFLAGS_USER := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror \
-	       -I$(TOP)/include/uapi/drm -I/usr/include/libdrm
+	       -I$(TOP)/include/uapi/drm -I/usr/include/libdrm \
+	       -I$(TOP)/userspace/include
+LIBTERN_A   := $(B)/userspace/libtern.a
 VM_TEST_SRCS := $(wildcard tests/vm/*.c)
 VM_TESTS     := $(patsubst tests/vm/%.c,$(B)/tests/vm/%,$(VM_TEST_SRCS))
 
-.PHONY: all setup qemu module userspace vm-tests initramfs vm-test vm-shell \
+# keep the list below in step with the targets
+.PHONY: all setup qemu module userspace libtern host-test vm-tests initramfs vm-test vm-shell \
 	qtest kunit check test demo clean distclean help
 
 all: qemu module userspace
@@ -36,14 +39,25 @@ qemu: setup
 module:
 	@$(S)/build-module.sh
 
-## make userspace build the VM tests (static) and the userspace library and tools
-userspace: vm-tests
+## make userspace build libtern, the tools and examples, and the VM tests
+userspace: libtern vm-tests
 
-vm-tests: $(VM_TESTS)
+# libtern and its tools (userspace/Makefile); the statically linked tools and
+# examples for the guest land in build/userspace/bin.
+libtern:
+	@if [ -f userspace/Makefile ]; then $(MAKE) -s -C userspace BUILD=$(B)/userspace all; fi
 
-$(B)/tests/vm/%: tests/vm/%.c tests/vm/tern_test.h include/uapi/drm/tern_accel.h
+vm-tests: libtern
+	@$(MAKE) -s $(VM_TESTS)
+
+# VM tests are static binaries: raw ioctls through libdrm, or libtern.
+$(B)/tests/vm/%: tests/vm/%.c tests/vm/tern_test.h include/uapi/drm/tern_accel.h $(wildcard $(LIBTERN_A))
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_USER) -Itests/vm -static -o $@ $< -ldrm
+	$(CC) $(CFLAGS_USER) -Itests/vm -static -pthread -o $@ $< $(wildcard $(LIBTERN_A)) -ldrm -lm
+
+## make host-test run libtern's host unit tests (no device needed), under valgrind
+host-test:
+	@$(MAKE) -s -C userspace BUILD=$(B)/userspace check
 
 ## make initramfs the test VM's initramfs (module, tests, tools, busybox)
 initramfs: module userspace

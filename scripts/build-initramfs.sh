@@ -70,8 +70,8 @@ for src in "$TERN_TOP"/tests/vm/*.c; do
 done
 mv "$VM/groups.txt.new" "$VM/groups.txt"
 # Tools and demo programs, if built.
-if [ -d "$B/bin" ]; then
-	cp "$B"/bin/* "$ROOT/tern/bin/" 2>/dev/null || true
+if [ -d "$B/userspace/bin" ]; then
+	cp "$B"/userspace/bin/* "$ROOT/tern/bin/"
 fi
 
 (cd "$ROOT" && find . | sort | cpio -o -H newc --quiet | gzip -1) >"$VM/initramfs.cpio.gz"
