@@ -34,17 +34,27 @@ vm_layer() {
 	make -s qemu initramfs || return 1
 	"$TERN_TOP/scripts/vm-run.sh" test
 }
+host_layer() {
+	local out=$R/host.log rc=0 line
+	make -s host-test 2>&1 | tee "$out" || rc=$?
+	line=$(grep -E 'libtern host tests: [0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
+	if [ -n "$line" ]; then
+		echo "$line" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2 0/' >"$R/host.txt"
+		[ "$rc" = 0 ] || [ "$(cut -d' ' -f2 "$R/host.txt")" != 0 ] || echo "0 1 0" >"$R/host.txt"
+	fi
+}
 qtest_layer() {
 	"$TERN_TOP/scripts/build-qemu.sh" qtest && "$TERN_TOP/scripts/run-qtest.sh"
 }
 
 layer check "$TERN_TOP/scripts/check.sh"
+layer host host_layer
 layer qtest qtest_layer
 layer kunit "$TERN_TOP/scripts/run-kunit.sh"
 layer vm vm_layer
 
 passed=0 failed=0 skipped=0
-for n in check qtest kunit vm; do
+for n in check host qtest kunit vm; do
 	read -r p f s <"$R/$n.txt"
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 done
