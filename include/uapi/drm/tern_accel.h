@@ -345,6 +345,316 @@ struct tern_pkt_phys_copy {
 	__u32 flags;
 };
 
+/*
+ * ---- ioctls: device information, contexts, submission (driver core) ----
+ */
+
+/**
+ * DOC: tern ioctls
+ *
+ * The ioctl numbers are fixed; each ioctl takes one struct whose fields
+ * are all naturally aligned __u32/__u64.  Every flags and pad field must be
+ * zero (-EINVAL otherwise), so that later versions can give them a meaning.
+ * User pointers are passed as __u64.  On a device that was unplugged every
+ * ioctl fails with -ENODEV.
+ */
+#define DRM_TERN_GET_INFO		0x00
+#define DRM_TERN_BO_CREATE		0x01
+#define DRM_TERN_BO_INFO		0x02
+#define DRM_TERN_VM_BIND		0x03
+#define DRM_TERN_CONTEXT_CREATE		0x04
+#define DRM_TERN_CONTEXT_DESTROY	0x05
+#define DRM_TERN_CONTEXT_GET_STATE	0x06
+#define DRM_TERN_SUBMIT			0x07
+
+/** DRM_TERN_MAX_ENGINES - size of &drm_tern_get_info.engine_class */
+#define DRM_TERN_MAX_ENGINES		8
+
+/**
+ * enum drm_tern_engine_class - kinds of engines
+ * @DRM_TERN_ENGINE_CLASS_COMPUTE: a compute engine (all packets)
+ * @DRM_TERN_ENGINE_CLASS_COPY: the copy engine
+ */
+enum drm_tern_engine_class {
+	DRM_TERN_ENGINE_CLASS_COMPUTE = 0,
+	DRM_TERN_ENGINE_CLASS_COPY = 1,
+};
+
+/** DRM_TERN_CAP_SINGLE_USE - the device has only one address space */
+#define DRM_TERN_CAP_SINGLE_USE		(1u << 0)
+/** DRM_TERN_CAP_FAULT_INJECT - the device has the fault-injection block */
+#define DRM_TERN_CAP_FAULT_INJECT	(1u << 1)
+
+/**
+ * struct drm_tern_get_info - DRM_IOCTL_TERN_GET_INFO: describe the device
+ * @flags: in: must be 0
+ * @hw_version: out: the device's version, major << 16 | minor
+ * @driver_version: out: the driver's interface version, major << 16 | minor
+ * @caps: out: DRM_TERN_CAP_* bits
+ * @engine_count: out: number of engines (compute engines and the copy engine)
+ * @compute_engine_count: out: how many of them are compute engines; they
+ *	are numbered 0 to @compute_engine_count - 1, the copy engine follows
+ * @engine_class: out: enum drm_tern_engine_class of each engine; entries
+ *	from @engine_count on are 0
+ * @buf_size_max: out: largest command buffer in bytes (&drm_tern_submit.cmdbuf_size)
+ * @max_contexts: out: most contexts one open file may have at a time
+ * @max_jobs_per_context: out: most jobs of one context that may be
+ *	submitted and not yet finished; more fail with -EAGAIN
+ * @max_bos_per_submit: out: largest &drm_tern_submit.bo_count
+ * @max_syncs_per_submit: out: largest &drm_tern_submit.in_sync_count and
+ *	&drm_tern_submit.out_sync_count
+ * @tlb_entries: out: TLB entries per engine
+ * @default_timeout_ms: out: the hang timeout of a context created with
+ *	&drm_tern_context_create.timeout_ms 0
+ * @max_timeout_ms: out: largest &drm_tern_context_create.timeout_ms
+ * @local_mem_size: out: bytes of device-local memory
+ * @max_bo_size: out: largest buffer object in bytes
+ * @va_bits: out: width of the device virtual addresses
+ * @pad: must be 0
+ * @device_clock_ns: out: the device clock (ns since the device was reset),
+ *	read during the ioctl
+ */
+struct drm_tern_get_info {
+	__u32 flags;
+	__u32 hw_version;
+	__u32 driver_version;
+	__u32 caps;
+	__u32 engine_count;
+	__u32 compute_engine_count;
+	__u32 engine_class[DRM_TERN_MAX_ENGINES];
+	__u32 buf_size_max;
+	__u32 max_contexts;
+	__u32 max_jobs_per_context;
+	__u32 max_bos_per_submit;
+	__u32 max_syncs_per_submit;
+	__u32 tlb_entries;
+	__u32 default_timeout_ms;
+	__u32 max_timeout_ms;
+	__u64 local_mem_size;
+	__u64 max_bo_size;
+	__u32 va_bits;
+	__u32 pad;
+	__u64 device_clock_ns;
+};
+
+/**
+ * enum drm_tern_priority - priority of a context
+ * @DRM_TERN_PRIORITY_LOW: background work
+ * @DRM_TERN_PRIORITY_NORMAL: the default
+ * @DRM_TERN_PRIORITY_HIGH: latency-sensitive work; needs CAP_SYS_NICE
+ */
+enum drm_tern_priority {
+	DRM_TERN_PRIORITY_LOW = 0,
+	DRM_TERN_PRIORITY_NORMAL = 1,
+	DRM_TERN_PRIORITY_HIGH = 2,
+};
+
+/**
+ * struct drm_tern_context_create - DRM_IOCTL_TERN_CONTEXT_CREATE
+ * @flags: in: must be 0
+ * @priority: in: enum drm_tern_priority
+ * @engine_class: in: enum drm_tern_engine_class; the driver places the
+ *	context on one engine of that class for its whole life
+ * @timeout_ms: in: hang timeout: a job of this context that makes no
+ *	progress (the engine's progress counter does not move) for this long
+ *	is declared hung, the engine is reset and the context banned.  Long
+ *	jobs that keep progressing are never killed.  0 picks
+ *	&drm_tern_get_info.default_timeout_ms; at most
+ *	&drm_tern_get_info.max_timeout_ms.
+ * @handle: out: the context's handle, non-zero, valid in this file only
+ * @engine: out: the engine the context runs on
+ *
+ * Errors: -EINVAL flags, priority, engine class or timeout out of range;
+ * -EPERM %DRM_TERN_PRIORITY_HIGH without CAP_SYS_NICE; -ENODEV no engine of
+ * that class; -EMFILE the file already has &drm_tern_get_info.max_contexts
+ * contexts; -ENOMEM.
+ */
+struct drm_tern_context_create {
+	__u32 flags;
+	__u32 priority;
+	__u32 engine_class;
+	__u32 timeout_ms;
+	__u32 handle;
+	__u32 engine;
+};
+
+/**
+ * struct drm_tern_context_destroy - DRM_IOCTL_TERN_CONTEXT_DESTROY
+ * @handle: in: the context
+ * @pad: must be 0
+ *
+ * Jobs of the context that have not started are cancelled (their fences
+ * signal with -ECANCELED); jobs already on the engine finish.  Closing the
+ * file destroys all its contexts the same way.
+ *
+ * Errors: -EINVAL pad not 0; -ENOENT no such context.
+ */
+struct drm_tern_context_destroy {
+	__u32 handle;
+	__u32 pad;
+};
+
+/**
+ * enum drm_tern_context_state - what happened to a context
+ * @DRM_TERN_CONTEXT_ACTIVE: usable, nothing happened to it
+ * @DRM_TERN_CONTEXT_RESET: usable; an engine reset caused by another
+ *	context interrupted one of its jobs, which was run again from the start
+ * @DRM_TERN_CONTEXT_FAULTED: one of its jobs faulted (see the fault_*
+ *	fields); the context takes no more work (-EIO at submit)
+ * @DRM_TERN_CONTEXT_BANNED: one of its jobs hung and the engine was reset;
+ *	the context takes no more work (-EIO at submit)
+ */
+enum drm_tern_context_state {
+	DRM_TERN_CONTEXT_ACTIVE = 0,
+	DRM_TERN_CONTEXT_RESET = 1,
+	DRM_TERN_CONTEXT_FAULTED = 2,
+	DRM_TERN_CONTEXT_BANNED = 3,
+};
+
+/**
+ * enum drm_tern_context_reason - why a context left the ACTIVE state
+ * @DRM_TERN_REASON_NONE: it did not
+ * @DRM_TERN_REASON_FAULT: the device reported a fault in one of its jobs
+ * @DRM_TERN_REASON_HANG: one of its jobs made no progress for the timeout
+ * @DRM_TERN_REASON_INNOCENT_RESET: the engine was reset for another context
+ * @DRM_TERN_REASON_DEVICE_LOST: the device was reset or unplugged
+ */
+enum drm_tern_context_reason {
+	DRM_TERN_REASON_NONE = 0,
+	DRM_TERN_REASON_FAULT = 1,
+	DRM_TERN_REASON_HANG = 2,
+	DRM_TERN_REASON_INNOCENT_RESET = 3,
+	DRM_TERN_REASON_DEVICE_LOST = 4,
+};
+
+/**
+ * struct drm_tern_context_get_state - DRM_IOCTL_TERN_CONTEXT_GET_STATE
+ * @handle: in: the context
+ * @flags: in: must be 0
+ * @state: out: enum drm_tern_context_state
+ * @reason: out: enum drm_tern_context_reason
+ * @fault_kind: out: for FAULTED, the device's fault kind (TERN_FAULT_* of
+ *	docs/hardware.md: 1 not present, 2 write protect, ...), else 0
+ * @fault_offset: out: for FAULTED, dword index of the faulting packet in
+ *	its command buffer
+ * @fault_addr: out: for FAULTED, the faulting VA (or offset, per kind)
+ * @fault_seqno: out: for FAULTED or BANNED, seqno of the guilty job
+ *	(&drm_tern_submit.seqno)
+ * @reset_count: out: engine resets that hit this context (guilty or not)
+ * @jobs_submitted: out: jobs submitted on the context
+ * @jobs_completed: out: jobs of the context that completed on the device
+ * @busy_ns: out: device time the context's jobs ran, in ns
+ *
+ * Errors: -EINVAL flags not 0; -ENOENT no such context.
+ */
+struct drm_tern_context_get_state {
+	__u32 handle;
+	__u32 flags;
+	__u32 state;
+	__u32 reason;
+	__u32 fault_kind;
+	__u32 fault_offset;
+	__u64 fault_addr;
+	__u32 fault_seqno;
+	__u32 reset_count;
+	__u64 jobs_submitted;
+	__u64 jobs_completed;
+	__u64 busy_ns;
+};
+
+/**
+ * struct drm_tern_sync - a syncobj to wait on or to signal
+ * @handle: the drm_syncobj handle
+ * @flags: must be 0
+ * @point: 0 for a binary syncobj, else the timeline point
+ */
+struct drm_tern_sync {
+	__u32 handle;
+	__u32 flags;
+	__u64 point;
+};
+
+/**
+ * struct drm_tern_submit - DRM_IOCTL_TERN_SUBMIT: queue a command buffer
+ * @context: in: the context
+ * @flags: in: must be 0
+ * @cmdbuf: in: user pointer to the command buffer (see the command format)
+ * @cmdbuf_size: in: its size in bytes: a non-zero multiple of 4, at most
+ *	&drm_tern_get_info.buf_size_max
+ * @bo_count: in: entries of @bo_handles, at most
+ *	&drm_tern_get_info.max_bos_per_submit
+ * @bo_handles: in: user pointer to an array of __u32 GEM handles: the
+ *	buffer objects the job uses.  They are kept alive until the job's fence
+ *	signals, and the fence is added to each of their reservation objects
+ *	(as a write) so that importers of a shared buffer can wait for the job.
+ * @in_syncs: in: user pointer to an array of struct drm_tern_sync: the job
+ *	starts only after all of them signalled
+ * @out_syncs: in: user pointer to an array of struct drm_tern_sync: they
+ *	get the job's fence (replaced for a binary syncobj, added at @point of
+ *	a timeline)
+ * @in_sync_count: in: entries of @in_syncs
+ * @out_sync_count: in: entries of @out_syncs
+ * @seqno: out: the job's number in its context, counting from 1
+ * @error_offset: out: when the command buffer is refused, the dword index
+ *	of the refused packet; else 0
+ * @error_opcode: out: when the command buffer is refused, its opcode
+ * @pad: must be 0
+ *
+ * The command buffer is copied into a kernel buffer and validated there, so
+ * changing it after the ioctl returned changes nothing.  The ioctl returns
+ * once the job is queued; its completion is reported through @out_syncs.
+ * The fence of a job signals only after the device completed its buffer; it
+ * carries an error if the job did not complete: -EIO it faulted, -ETIMEDOUT
+ * it hung, -ECANCELED it was cancelled (the context was destroyed, faulted
+ * or banned before the job started), -ENODEV the device went away.
+ *
+ * Errors:
+ * -EINVAL flags/pad not 0, @cmdbuf_size 0 or not a multiple of 4, counts
+ * above the limits, a sync with flags, or a packet operand the validator
+ * refuses (counts, dimensions, alignment, timeout, reduction op);
+ * -E2BIG @cmdbuf_size above buf_size_max;
+ * -EPERM the buffer holds a privileged packet;
+ * -ENOEXEC the buffer holds an unknown opcode;
+ * -EBADMSG a packet header has reserved bits set, a wrong length, or runs
+ * past the end of the buffer;
+ * -EFAULT a user pointer cannot be read;
+ * -ENOENT no such context, BO handle or in-syncobj (or a timeline point
+ * that has no fence yet, with @point);
+ * -EIO the context was faulted or banned (see DRM_IOCTL_TERN_CONTEXT_GET_STATE);
+ * -EAGAIN the context already has &drm_tern_get_info.max_jobs_per_context
+ * unfinished jobs: wait for one and retry;
+ * -ENOMEM; -EINTR/-ERESTARTSYS a signal arrived; -ENODEV the device is gone.
+ */
+struct drm_tern_submit {
+	__u32 context;
+	__u32 flags;
+	__u64 cmdbuf;
+	__u32 cmdbuf_size;
+	__u32 bo_count;
+	__u64 bo_handles;
+	__u64 in_syncs;
+	__u64 out_syncs;
+	__u32 in_sync_count;
+	__u32 out_sync_count;
+	__u32 seqno;
+	__u32 error_offset;
+	__u32 error_opcode;
+	__u32 pad;
+};
+
+#define DRM_IOCTL_TERN_GET_INFO \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_TERN_GET_INFO, struct drm_tern_get_info)
+#define DRM_IOCTL_TERN_CONTEXT_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_TERN_CONTEXT_CREATE, struct drm_tern_context_create)
+#define DRM_IOCTL_TERN_CONTEXT_DESTROY \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_TERN_CONTEXT_DESTROY, struct drm_tern_context_destroy)
+#define DRM_IOCTL_TERN_CONTEXT_GET_STATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_TERN_CONTEXT_GET_STATE, struct drm_tern_context_get_state)
+#define DRM_IOCTL_TERN_SUBMIT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_TERN_SUBMIT, struct drm_tern_submit)
+
+/* ---- end of the driver core's ioctls ---- */
+
 #if defined(__cplusplus)
 }
 #endif

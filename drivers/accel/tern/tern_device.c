@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * Copyright (c) 2026 The tern authors
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/iopoll.h>
+#include <linux/pci.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_print.h>
+
+#include "tern_device.h"
+
+/**
+ * DOC: device bring-up
+ *
+ * tern_device.c owns the PCI side of the device: enabling it, mapping the
+ * register BAR, checking the identity and version registers, the whole-device
+ * reset and the MSI-X vectors (one per engine plus the error vector).  All
+ * of it is device-managed (pcim/devm), so PCI remove undoes it; anything that
+ * may outlive the PCI device (files, fences) must not touch @regs after
+ * drm_dev_unplug(), which is why register accesses from process context sit
+ * inside drm_dev_enter()/drm_dev_exit().
+ */
+
+#define TERN_RESET_TIMEOUT_US	200000
+
+/**
+ * tern_device_reset() - reset the whole device and wait until it is ready
+ * @tdev: the device
+ *
+ * Return: 0, or -ETIMEDOUT if STATUS.READY did not come up.
+ */
+int tern_device_reset(struct tern_device *tdev)
+{
+	u32 status;
+	int ret;
+
+	tern_write(tdev, TERN_REG_RESET, TERN_RESET_MAGIC);
+	ret = readl_poll_timeout(tdev->regs + TERN_REG_STATUS, status,
+				 status & TERN_STATUS_READY, 10,
+				 TERN_RESET_TIMEOUT_US);
+	if (ret)
+		drm_err(&tdev->drm, "device did not become ready after reset\n");
+	return ret;
+}
+
+/**
+ * tern_device_clock_ns() - read the device clock
+ * @tdev: the device
+ *
+ * Return: nanoseconds since the device was reset.
+ */
+u64 tern_device_clock_ns(struct tern_device *tdev)
+{
+	return tern_read64(tdev, TERN_REG_CLOCK_LO);
+}
+
+/**
+ * tern_device_tlb_invalidate() - invalidate the TLB of every engine
+ * @tdev: the device
+ *
+ * Safe at any time, from any context; does nothing once the device is gone.
+ * Callers that changed or removed a mapping call this after every job that
+ * could use the old translation finished.
+ */
+void tern_device_tlb_invalidate(struct tern_device *tdev)
+{
+	unsigned int i;
+	int idx;
+
+	if (!drm_dev_enter(&tdev->drm, &idx))
+		return;
+	for (i = 0; i < tdev->engine_count; i++)
+		tern_engine_tlb_invalidate(&tdev->engines[i]);
+	drm_dev_exit(idx);
+}
+
+/**
+ * tern_device_init() - enable, identify and reset the PCI device
+ * @tdev: the device, with @pdev set
+ *
+ * Maps BAR0, checks TERN_REG_ID and the major version, resets the device,
+ * reads its configuration, masks the error interrupts and allocates one
+ * MSI-X vector per engine plus the error vector.
+ *
+ * Return: 0 or a negative errno.
+ */
+int tern_device_init(struct tern_device *tdev)
+{
+	struct pci_dev *pdev = tdev->pdev;
+	struct drm_device *drm = &tdev->drm;
+	u32 id, engines;
+	int ret;
+
+	ret = pcim_enable_device(pdev);
+	if (ret)
+		return ret;
+	pci_set_master(pdev);
+
+	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(52));
+	if (ret)
+		return ret;
+
+	tdev->regs = pcim_iomap_region(pdev, TERN_BAR_REGS, "tern");
+	if (IS_ERR(tdev->regs))
+		return PTR_ERR(tdev->regs);
+	if (pci_resource_len(pdev, TERN_BAR_REGS) < TERN_REGS_SIZE)
+		return -ENODEV;
+
+	id = tern_read(tdev, TERN_REG_ID);
+	if (id != TERN_ID_MAGIC) {
+		drm_err(drm, "unexpected ID register 0x%08x\n", id);
+		return -ENODEV;
+	}
+	tdev->hw_version = tern_read(tdev, TERN_REG_VERSION);
+	if (TERN_VERSION_MAJOR(tdev->hw_version) != TERN_VERSION_MAJOR(TERN_HW_VERSION)) {
+		drm_err(drm, "unsupported hardware version %u.%u\n",
+			TERN_VERSION_MAJOR(tdev->hw_version),
+			TERN_VERSION_MINOR(tdev->hw_version));
+		return -ENODEV;
+	}
+
+	ret = tern_device_reset(tdev);
+	if (ret)
+		return ret;
+
+	tdev->caps = tern_read(tdev, TERN_REG_CAPS);
+	engines = tern_read(tdev, TERN_REG_ENGINES);
+	tdev->engine_count = TERN_ENGINES_TOTAL(engines);
+	tdev->compute_count = TERN_ENGINES_COMPUTE(engines);
+	if (!tdev->engine_count || tdev->engine_count > TERN_MAX_ENGINES ||
+	    tdev->compute_count > tdev->engine_count) {
+		drm_err(drm, "bad ENGINES register 0x%08x\n", engines);
+		return -ENODEV;
+	}
+	tdev->local_mem_size = tern_read64(tdev, TERN_REG_LOCAL_MEM_SIZE_LO);
+	tdev->buf_size_max = tern_read(tdev, TERN_REG_BUF_SIZE_MAX);
+	tdev->tlb_entries = tern_read(tdev, TERN_REG_TLB_ENTRIES);
+	if (tdev->buf_size_max < 4) {
+		drm_err(drm, "bad BUF_SIZE_MAX %u\n", tdev->buf_size_max);
+		return -ENODEV;
+	}
+
+	tern_write(tdev, TERN_REG_ERR_IRQ_MASK, ~0u);
+	tern_write(tdev, TERN_REG_ERR_IRQ_STATUS, ~0u);
+
+	tdev->irq_count = tdev->engine_count + 1;
+	ret = pci_alloc_irq_vectors(pdev, tdev->irq_count, tdev->irq_count,
+				    PCI_IRQ_MSIX);
+	if (ret < 0) {
+		drm_err(drm, "cannot allocate %u MSI-X vectors: %d\n",
+			tdev->irq_count, ret);
+		return ret;
+	}
+	ret = pci_irq_vector(pdev, tdev->engine_count);
+	if (ret < 0)
+		return ret;
+	tdev->err_irq = ret;
+
+	return 0;
+}
+
+/**
+ * tern_device_fini() - quiesce the device before its resources go away
+ * @tdev: the device
+ *
+ * Masks every interrupt and resets the device so that it stops DMA; called
+ * at PCI remove while the registers are still mapped.
+ */
+void tern_device_fini(struct tern_device *tdev)
+{
+	unsigned int i;
+
+	tern_write(tdev, TERN_REG_ERR_IRQ_MASK, ~0u);
+	for (i = 0; i < tdev->engine_count; i++)
+		tern_engine_disable_irqs(&tdev->engines[i]);
+	tern_device_reset(tdev);
+}

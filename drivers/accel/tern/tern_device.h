@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/*
+ * Copyright (c) 2026 The tern authors
+ */
+#ifndef __TERN_DEVICE_H__
+#define __TERN_DEVICE_H__
+
+#include <linux/bits.h>
+#include <linux/io.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+#include <drm/drm_device.h>
+
+#include "tern_engine.h"
+#include "tern_regs.h"
+
+/* limits the driver enforces (reported by DRM_IOCTL_TERN_GET_INFO) */
+#define TERN_MAX_CONTEXTS_PER_FILE	64
+#define TERN_MAX_JOBS_PER_CONTEXT	256
+#define TERN_MAX_BOS_PER_SUBMIT		256
+#define TERN_MAX_SYNCS_PER_SUBMIT	64
+#define TERN_DEFAULT_TIMEOUT_MS		2000
+#define TERN_MAX_TIMEOUT_MS		60000
+#define TERN_MAX_BO_SIZE		BIT_ULL(32)
+
+/**
+ * struct tern_device - one tern PCI device
+ * @drm: the DRM device, embedded (devm-managed)
+ * @pdev: the PCI device
+ * @regs: BAR0, the register block
+ * @hw_version: TERN_REG_VERSION
+ * @caps: TERN_REG_CAPS
+ * @buf_size_max: TERN_REG_BUF_SIZE_MAX, bytes
+ * @tlb_entries: TERN_REG_TLB_ENTRIES
+ * @engine_count: number of engines
+ * @compute_count: number of compute engines (the copy engine follows them)
+ * @local_mem_size: bytes of device-local memory (BAR2)
+ * @irq_count: MSI-X vectors allocated (engine_count + 1)
+ * @err_irq: Linux IRQ number of the error vector
+ * @wq: the driver's workqueue: interrupt bottom halves and watchdogs
+ * @sched_wq: ordered workqueue shared by the engines' drm_sched instances
+ * @engines: the engines
+ * @reset_lock: serialises engine resets against each other
+ * @device_resets: count of engine resets, for debugfs
+ */
+struct tern_device {
+	struct drm_device drm;
+	struct pci_dev *pdev;
+	void __iomem *regs;
+
+	u32 hw_version;
+	u32 caps;
+	u32 buf_size_max;
+	u32 tlb_entries;
+	unsigned int engine_count;
+	unsigned int compute_count;
+	u64 local_mem_size;
+
+	unsigned int irq_count;
+	int err_irq;
+
+	struct workqueue_struct *wq;
+	struct workqueue_struct *sched_wq;
+
+	struct tern_engine engines[TERN_MAX_ENGINES];
+
+	struct mutex reset_lock; /* serialises engine resets */
+	atomic_t device_resets;
+};
+
+#define to_tern_device(dev)	container_of_const(dev, struct tern_device, drm)
+
+static inline u32 tern_read(struct tern_device *tdev, u32 reg)
+{
+	return readl(tdev->regs + reg);
+}
+
+static inline void tern_write(struct tern_device *tdev, u32 reg, u32 val)
+{
+	writel(val, tdev->regs + reg);
+}
+
+/* 64-bit register pair: reading _LO latches _HI */
+static inline u64 tern_read64(struct tern_device *tdev, u32 reg_lo)
+{
+	u64 lo = readl(tdev->regs + reg_lo);
+
+	return lo | (u64)readl(tdev->regs + reg_lo + 4) << 32;
+}
+
+static inline void tern_write64(struct tern_device *tdev, u32 reg_lo, u64 val)
+{
+	writel(lower_32_bits(val), tdev->regs + reg_lo);
+	writel(upper_32_bits(val), tdev->regs + reg_lo + 4);
+}
+
+int tern_device_init(struct tern_device *tdev);
+void tern_device_fini(struct tern_device *tdev);
+int tern_device_reset(struct tern_device *tdev);
+u64 tern_device_clock_ns(struct tern_device *tdev);
+void tern_device_tlb_invalidate(struct tern_device *tdev);
+
+#endif /* __TERN_DEVICE_H__ */

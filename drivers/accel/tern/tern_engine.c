@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * Copyright (c) 2026 The tern authors
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/interrupt.h>
+#include <linux/iopoll.h>
+#include <linux/pci.h>
+
+#include "tern_device.h"
+#include "tern_engine.h"
+
+/**
+ * DOC: engines
+ *
+ * tern_engine.c is the register-level view of one engine: programming and
+ * acknowledging its two hardware slots, reading the fault registers, the
+ * progress counter, the engine reset and the TLB invalidation, and the hard
+ * interrupt handler of the engine's MSI-X vector.  It knows nothing about
+ * jobs or contexts: the feeder (tern_sched.c) installs an interrupt callback
+ * with tern_engine_set_irq_handler() and decides what goes into the slots.
+ *
+ * The hard handler reads TERN_ENG_IRQ_STATUS, writes the bits back to
+ * acknowledge them and hands them to the callback, which only queues work.
+ */
+
+#define TERN_ENG_RESET_TIMEOUT_US	100000
+
+static irqreturn_t tern_engine_irq(int irq, void *arg)
+{
+	struct tern_engine *eng = arg;
+	u32 status;
+
+	status = tern_eng_read(eng, TERN_ENG_IRQ_STATUS);
+	if (!status || status == ~0u)
+		return IRQ_NONE;
+
+	tern_eng_write(eng, TERN_ENG_IRQ_STATUS, status);
+	atomic64_inc(&eng->irq_count);
+	if (eng->irq_fn)
+		eng->irq_fn(eng, status, eng->irq_data);
+
+	return IRQ_HANDLED;
+}
+
+/**
+ * tern_engine_init() - discover an engine and take its interrupt
+ * @tdev: the device, with MSI-X vectors allocated
+ * @eng: the engine to set up
+ * @id: its number
+ *
+ * Allocates the seqno writeback dword, points the engine at it, leaves the
+ * engine's interrupts masked and requests its MSI-X vector.  Everything is
+ * device-managed.
+ *
+ * Return: 0 or a negative errno.
+ */
+int tern_engine_init(struct tern_device *tdev, struct tern_engine *eng,
+		     unsigned int id)
+{
+	struct device *dev = &tdev->pdev->dev;
+	int ret;
+
+	eng->tdev = tdev;
+	eng->id = id;
+	eng->regs = tdev->regs + TERN_ENGINE_BASE(id);
+	eng->class = TERN_ENG_CLASS(tern_eng_read(eng, TERN_ENG_CAPS));
+	atomic64_set(&eng->irq_count, 0);
+
+	eng->writeback = dmam_alloc_coherent(dev, sizeof(u32),
+					     &eng->writeback_dma, GFP_KERNEL);
+	if (!eng->writeback)
+		return -ENOMEM;
+
+	tern_engine_disable_irqs(eng);
+	tern_eng_write(eng, TERN_ENG_IRQ_STATUS, ~0u);
+	tern_eng_write(eng, TERN_ENG_WRITEBACK_LO, lower_32_bits(eng->writeback_dma));
+	tern_eng_write(eng, TERN_ENG_WRITEBACK_HI, upper_32_bits(eng->writeback_dma));
+
+	ret = pci_irq_vector(tdev->pdev, id);
+	if (ret < 0)
+		return ret;
+	eng->irq = ret;
+
+	return devm_request_irq(dev, eng->irq, tern_engine_irq, 0,
+				dev_name(dev), eng);
+}
+
+/**
+ * tern_engine_set_irq_handler() - install the feeder's interrupt callback
+ * @eng: the engine
+ * @fn: the callback, run in hard-IRQ context
+ * @data: its argument
+ *
+ * Must be called while the engine's interrupts are masked.
+ */
+void tern_engine_set_irq_handler(struct tern_engine *eng,
+				 tern_engine_irq_fn fn, void *data)
+{
+	eng->irq_data = data;
+	WRITE_ONCE(eng->irq_fn, fn);
+}
+
+/**
+ * tern_engine_enable_irqs() - unmask slot-done, preempt-done and fault
+ * @eng: the engine
+ */
+void tern_engine_enable_irqs(struct tern_engine *eng)
+{
+	tern_eng_write(eng, TERN_ENG_IRQ_MASK, 0);
+}
+
+/**
+ * tern_engine_disable_irqs() - mask all interrupts of the engine
+ * @eng: the engine
+ */
+void tern_engine_disable_irqs(struct tern_engine *eng)
+{
+	tern_eng_write(eng, TERN_ENG_IRQ_MASK, ~0u);
+}
+
+/**
+ * tern_engine_program_slot() - fill a FREE slot and ring the doorbell
+ * @eng: the engine
+ * @slot: 0 or 1, currently FREE
+ * @desc: what to run
+ *
+ * The device starts slots in doorbell order, so the caller rings them in
+ * the order it wants them to run.
+ */
+void tern_engine_program_slot(struct tern_engine *eng, unsigned int slot,
+			      const struct tern_slot_desc *desc)
+{
+	void __iomem *s = eng->regs + TERN_SLOT_BASE(slot);
+
+	writel(lower_32_bits(desc->buf), s + TERN_SLOT_BUF_LO);
+	writel(upper_32_bits(desc->buf), s + TERN_SLOT_BUF_HI);
+	writel(desc->buf_size, s + TERN_SLOT_BUF_SIZE);
+	writel(lower_32_bits(desc->root), s + TERN_SLOT_ROOT_LO);
+	writel(upper_32_bits(desc->root), s + TERN_SLOT_ROOT_HI);
+	writel(desc->ctx_tag, s + TERN_SLOT_CTX_TAG);
+	writel(desc->seqno, s + TERN_SLOT_SEQNO);
+	writel(desc->flags, s + TERN_SLOT_FLAGS);
+	writel(lower_32_bits(desc->resume), s + TERN_SLOT_RESUME_LO);
+	writel(upper_32_bits(desc->resume), s + TERN_SLOT_RESUME_HI);
+	tern_eng_write(eng, TERN_ENG_DOORBELL, slot);
+}
+
+/**
+ * tern_engine_slot_state() - read a slot's TERN_SLOT_STATE register
+ * @eng: the engine
+ * @slot: 0 or 1
+ *
+ * Return: the raw register: TERN_SLOT_STATE_OF() and TERN_SLOT_OUTCOME_OF()
+ * decode it.
+ */
+u32 tern_engine_slot_state(struct tern_engine *eng, unsigned int slot)
+{
+	return tern_eng_read(eng, TERN_SLOT_BASE(slot) + TERN_SLOT_STATE);
+}
+
+/**
+ * tern_engine_slot_result() - read the outcome of a DONE slot
+ * @eng: the engine
+ * @slot: 0 or 1, in state DONE
+ * @res: filled in
+ */
+void tern_engine_slot_result(struct tern_engine *eng, unsigned int slot,
+			     struct tern_slot_result *res)
+{
+	u32 base = TERN_SLOT_BASE(slot);
+
+	res->outcome = TERN_SLOT_OUTCOME_OF(tern_eng_read(eng, base + TERN_SLOT_STATE));
+	res->run_ns = tern_eng_read64(eng, base + TERN_SLOT_RUN_NS_LO);
+	res->done_seq = tern_eng_read(eng, base + TERN_SLOT_DONE_SEQ);
+}
+
+/**
+ * tern_engine_slot_ack() - return a DONE slot to FREE
+ * @eng: the engine
+ * @slot: 0 or 1
+ */
+void tern_engine_slot_ack(struct tern_engine *eng, unsigned int slot)
+{
+	tern_eng_write(eng, TERN_SLOT_BASE(slot) + TERN_SLOT_ACK, 1);
+}
+
+/**
+ * tern_engine_read_fault() - read the latched fault registers
+ * @eng: the engine
+ * @fault: filled in
+ */
+void tern_engine_read_fault(struct tern_engine *eng,
+			    struct tern_fault_info *fault)
+{
+	fault->addr = tern_eng_read64(eng, TERN_ENG_FAULT_ADDR_LO);
+	fault->info = tern_eng_read(eng, TERN_ENG_FAULT_INFO);
+	fault->ctx_tag = tern_eng_read(eng, TERN_ENG_FAULT_CTX_TAG);
+}
+
+/**
+ * tern_engine_progress() - read the engine's progress counter
+ * @eng: the engine
+ *
+ * Return: TERN_ENG_PROGRESS, which grows while work advances.
+ */
+u32 tern_engine_progress(struct tern_engine *eng)
+{
+	return tern_eng_read(eng, TERN_ENG_PROGRESS);
+}
+
+/**
+ * tern_engine_reset() - reset one engine
+ * @eng: the engine
+ *
+ * Drops whatever the slots hold (they return to FREE), clears the engine's
+ * interrupt status and waits until the engine is idle again.  The
+ * writeback address and interrupt mask are programmed again afterwards.
+ *
+ * Return: 0, or -ETIMEDOUT if the engine did not come back.
+ */
+int tern_engine_reset(struct tern_engine *eng)
+{
+	u32 status;
+	int ret;
+
+	tern_eng_write(eng, TERN_ENG_RESET, 1);
+	ret = readl_poll_timeout(eng->regs + TERN_ENG_STATUS, status,
+				 TERN_ENG_STATE(status) == TERN_ENG_STATE_IDLE,
+				 10, TERN_ENG_RESET_TIMEOUT_US);
+	tern_eng_write(eng, TERN_ENG_IRQ_STATUS, ~0u);
+	tern_eng_write(eng, TERN_ENG_WRITEBACK_LO, lower_32_bits(eng->writeback_dma));
+	tern_eng_write(eng, TERN_ENG_WRITEBACK_HI, upper_32_bits(eng->writeback_dma));
+	return ret;
+}
+
+/**
+ * tern_engine_tlb_invalidate() - drop every cached translation of an engine
+ * @eng: the engine
+ */
+void tern_engine_tlb_invalidate(struct tern_engine *eng)
+{
+	tern_eng_write(eng, TERN_ENG_TLB_INVALIDATE, 1);
+}

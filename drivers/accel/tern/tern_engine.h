@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/*
+ * Copyright (c) 2026 The tern authors
+ */
+#ifndef __TERN_ENGINE_H__
+#define __TERN_ENGINE_H__
+
+#include <linux/io.h>
+#include <linux/types.h>
+
+#include "tern_regs.h"
+
+struct tern_device;
+struct tern_engine;
+
+/**
+ * struct tern_slot_desc - what the feeder puts into a hardware slot
+ * @buf: bus address of the DMA buffer
+ * @buf_size: its size in bytes
+ * @root: page-table root for SLOT_ROOT (with TERN_PTE_LOCAL if local)
+ * @ctx_tag: opaque tag reported back in faults
+ * @seqno: value the device writes back on completion
+ * @flags: TERN_SLOT_FLAG_*
+ * @resume: bus address of the resume record, 0 if not preemptible
+ */
+struct tern_slot_desc {
+	dma_addr_t buf;
+	u32 buf_size;
+	u64 root;
+	u32 ctx_tag;
+	u32 seqno;
+	u32 flags;
+	dma_addr_t resume;
+};
+
+/**
+ * struct tern_slot_result - what a DONE slot reports
+ * @outcome: TERN_OUTCOME_*
+ * @run_ns: device time of the run
+ * @done_seq: engine-wide order of completion
+ */
+struct tern_slot_result {
+	u32 outcome;
+	u64 run_ns;
+	u32 done_seq;
+};
+
+/**
+ * struct tern_fault_info - the latched fault registers of an engine
+ * @addr: TERN_ENG_FAULT_ADDR
+ * @info: TERN_ENG_FAULT_INFO
+ * @ctx_tag: TERN_ENG_FAULT_CTX_TAG
+ */
+struct tern_fault_info {
+	u64 addr;
+	u32 info;
+	u32 ctx_tag;
+};
+
+/**
+ * typedef tern_engine_irq_fn - called from the hard interrupt handler
+ * @engine: the engine that interrupted
+ * @status: TERN_ENG_IRQ_* bits that were set (already acknowledged)
+ * @data: the pointer given to tern_engine_set_irq_handler()
+ *
+ * Runs in hard-IRQ context: it may only queue work.
+ */
+typedef void (*tern_engine_irq_fn)(struct tern_engine *engine, u32 status,
+				   void *data);
+
+/**
+ * struct tern_engine - register-level view of one engine
+ * @tdev: the device
+ * @id: engine number
+ * @class: TERN_ENG_CLASS_*
+ * @regs: the engine's register block
+ * @irq: Linux IRQ number of its MSI-X vector
+ * @writeback: CPU address of the seqno writeback dword
+ * @writeback_dma: its bus address
+ * @irq_fn: handler installed by the feeder
+ * @irq_data: its argument
+ * @irq_count: interrupts taken
+ */
+struct tern_engine {
+	struct tern_device *tdev;
+	unsigned int id;
+	u32 class;
+	void __iomem *regs;
+	int irq;
+	u32 *writeback;
+	dma_addr_t writeback_dma;
+	tern_engine_irq_fn irq_fn;
+	void *irq_data;
+	atomic64_t irq_count;
+};
+
+static inline u32 tern_eng_read(struct tern_engine *eng, u32 reg)
+{
+	return readl(eng->regs + reg);
+}
+
+static inline void tern_eng_write(struct tern_engine *eng, u32 reg, u32 val)
+{
+	writel(val, eng->regs + reg);
+}
+
+static inline u64 tern_eng_read64(struct tern_engine *eng, u32 reg_lo)
+{
+	u64 lo = readl(eng->regs + reg_lo);
+
+	return lo | (u64)readl(eng->regs + reg_lo + 4) << 32;
+}
+
+int tern_engine_init(struct tern_device *tdev, struct tern_engine *eng,
+		     unsigned int id);
+void tern_engine_set_irq_handler(struct tern_engine *eng,
+				 tern_engine_irq_fn fn, void *data);
+void tern_engine_enable_irqs(struct tern_engine *eng);
+void tern_engine_disable_irqs(struct tern_engine *eng);
+void tern_engine_program_slot(struct tern_engine *eng, unsigned int slot,
+			      const struct tern_slot_desc *desc);
+u32 tern_engine_slot_state(struct tern_engine *eng, unsigned int slot);
+void tern_engine_slot_result(struct tern_engine *eng, unsigned int slot,
+			     struct tern_slot_result *res);
+void tern_engine_slot_ack(struct tern_engine *eng, unsigned int slot);
+void tern_engine_read_fault(struct tern_engine *eng,
+			    struct tern_fault_info *fault);
+u32 tern_engine_progress(struct tern_engine *eng);
+int tern_engine_reset(struct tern_engine *eng);
+void tern_engine_tlb_invalidate(struct tern_engine *eng);
+
+#endif /* __TERN_ENGINE_H__ */
