@@ -1,0 +1,561 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (c) 2026 The tern authors
+ *
+ * tern.h - libtern, the user-space compute library of tern accelerators.
+ *
+ * libtern opens tern devices (/dev/accel/accelN), creates contexts, allocates
+ * buffers that both the CPU and the device can use, builds command buffers
+ * and submits them, and hands back fences to wait on.  It is a thin layer
+ * over the tern uAPI (<drm/tern_accel.h>) and libdrm.  docs/libtern.md is the
+ * guide; this header is the reference.
+ *
+ * Conventions:
+ * - Functions that can fail return 0 on success or a negative errno.  After
+ *   a failure, tern_last_error() gives a message that says what went wrong
+ *   in the terms of the call (which packet, which limit, which device node);
+ *   tern_strerror() gives the general meaning of an errno for tern.
+ * - Objects are opaque and created by *_create/_open/_alloc functions that
+ *   store them through their last argument; each is released by the one
+ *   function named for it.  Releasing NULL does nothing.
+ * - A device outlives every object created from it: destroy contexts, free
+ *   buffers, fences and close the device last.
+ *
+ * Thread safety: a struct tern_device may be used from any number of threads
+ * at once, and so may contexts, buffers and fences created from it (they hold
+ * no mutable state the library does not lock).  Several threads may submit
+ * to one context or to different contexts concurrently.  A struct
+ * tern_cmdbuf is not locked: build each one in one thread at a time (it may
+ * be submitted from any thread once built, and submitted again).  Releasing
+ * an object while another thread still uses it is a bug of the caller.
+ * tern_last_error() is per thread.
+ */
+#ifndef TERN_TERN_H
+#define TERN_TERN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TERN_API __attribute__((visibility("default")))
+
+/** Version of this library, major << 16 | minor. */
+#define TERN_LIB_VERSION	((1u << 16) | 0u)
+
+struct tern_device;
+struct tern_context;
+struct tern_bo;
+struct tern_cmdbuf;
+struct tern_fence;
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                             */
+/* ------------------------------------------------------------------ */
+
+/**
+ * tern_strerror() - what a negative errno returned by libtern means
+ * @err: a negative (or positive) errno
+ *
+ * Returns a static string, never NULL.  The meanings are those of the tern
+ * uAPI (e.g. -EIO: "the context was faulted or banned"); an errno libtern
+ * never returns gets strerror()'s text.
+ */
+TERN_API const char *tern_strerror(int err);
+
+/**
+ * tern_last_error() - the message of the last failed libtern call
+ *
+ * Returns the message of the last call that failed in the calling thread
+ * ("submit: packet at dword 12 (TLB_INVALIDATE) is privileged"), or "" if
+ * none has.  The string is owned by libtern and valid until the next libtern
+ * call in the same thread.
+ */
+TERN_API const char *tern_last_error(void);
+
+/* ------------------------------------------------------------------ */
+/* Devices                                                            */
+/* ------------------------------------------------------------------ */
+
+/** Capabilities in &tern_device_info.caps. */
+#define TERN_CAP_SINGLE_USE	(1u << 0)	/* one address space only */
+#define TERN_CAP_FAULT_INJECT	(1u << 1)	/* fault-injection block */
+
+/** Engine classes. */
+enum tern_engine_class {
+	TERN_ENGINE_COMPUTE = 0,	/* runs every packet */
+	TERN_ENGINE_COPY = 1,		/* the copy engine */
+};
+
+#define TERN_DEVICE_MAX_ENGINES	8
+
+/**
+ * struct tern_device_info - what a device is and what it allows
+ *
+ * Filled once at tern_device_open(); tern_device_info() returns it.
+ * The fields mirror struct drm_tern_get_info (see <drm/tern_accel.h>),
+ * plus what the library learns about the node.
+ */
+struct tern_device_info {
+	char path[64];			/* device node, e.g. /dev/accel/accel0 */
+	char pci_slot[32];		/* PCI address, e.g. 0000:00:03.0, or "" */
+	char driver_name[32];		/* "tern" */
+	char driver_desc[64];
+	int driver_major, driver_minor, driver_patch;	/* DRM_IOCTL_VERSION */
+	uint32_t hw_version;		/* major << 16 | minor */
+	uint32_t driver_version;	/* uAPI version, major << 16 | minor */
+	uint32_t caps;			/* TERN_CAP_* */
+	uint32_t engine_count;
+	uint32_t compute_engine_count;
+	uint32_t engine_class[TERN_DEVICE_MAX_ENGINES];	/* enum tern_engine_class */
+	uint32_t buf_size_max;		/* largest command buffer, bytes */
+	uint32_t max_contexts;		/* per open device */
+	uint32_t max_jobs_per_context;	/* unfinished jobs per context */
+	uint32_t max_bos_per_submit;
+	uint32_t max_syncs_per_submit;
+	uint32_t tlb_entries;
+	uint32_t default_timeout_ms;
+	uint32_t max_timeout_ms;
+	uint32_t va_bits;
+	uint64_t local_mem_size;	/* bytes of device-local memory */
+	uint64_t max_bo_size;
+};
+
+/**
+ * tern_device_count() - number of tern devices in the system
+ *
+ * Counts the /dev/accel/accelN nodes whose driver is tern.  Returns the
+ * count (0 if none), never an error; tern_last_error() says why there is
+ * none (no accel node at all, module not loaded, ...) when it returns 0.
+ */
+TERN_API int tern_device_count(void);
+
+/**
+ * tern_device_open() - open the Nth tern device
+ * @index: 0 for the first tern device, 1 for the second, ... (in the order
+ *	of their accel minor numbers; not necessarily /dev/accel/accel<index>
+ *	when other accel drivers are loaded)
+ * @devp: out: the device
+ *
+ * Errors: -ENOENT there is no such device (tern_last_error() tells whether
+ * the tern module is loaded at all); -EACCES no permission to open the node;
+ * -ENODEV the node is not a tern device; -ENOMEM.
+ */
+TERN_API int tern_device_open(unsigned int index, struct tern_device **devp);
+
+/**
+ * tern_device_open_path() - open a tern device by its node
+ * @path: an accel node, e.g. "/dev/accel/accel0"
+ * @devp: out: the device
+ *
+ * Errors as tern_device_open().
+ */
+TERN_API int tern_device_open_path(const char *path, struct tern_device **devp);
+
+/**
+ * tern_device_close() - close a device
+ * @dev: the device, or NULL
+ *
+ * Every context, buffer, fence and the command buffers' users of @dev must
+ * have been released before.  Work still running on the device is not
+ * waited for; the kernel cancels what has not started.
+ */
+TERN_API void tern_device_close(struct tern_device *dev);
+
+/** tern_device_info() - the device's description (owned by @dev). */
+TERN_API const struct tern_device_info *tern_device_info(const struct tern_device *dev);
+
+/** tern_device_fd() - the device's file descriptor (owned by @dev). */
+TERN_API int tern_device_fd(const struct tern_device *dev);
+
+/**
+ * tern_device_clock() - read the device clock
+ * @dev: the device
+ * @ns: out: nanoseconds since the device was reset, the clock of
+ *	TIMESTAMP packets
+ */
+TERN_API int tern_device_clock(struct tern_device *dev, uint64_t *ns);
+
+/* ------------------------------------------------------------------ */
+/* Contexts                                                           */
+/* ------------------------------------------------------------------ */
+
+enum tern_priority {
+	TERN_PRIORITY_LOW = 0,
+	TERN_PRIORITY_NORMAL = 1,
+	TERN_PRIORITY_HIGH = 2,		/* needs CAP_SYS_NICE */
+};
+
+/**
+ * struct tern_context_params - how to create a context
+ * @priority: enum tern_priority
+ * @engine_class: enum tern_engine_class; the driver picks one engine of
+ *	that class for the context's whole life (tern_context_engine())
+ * @timeout_ms: hang timeout: a job making no progress this long is killed
+ *	and the context banned; 0 for the device's default
+ *
+ * Passing NULL to tern_context_create() means NORMAL priority, COMPUTE,
+ * default timeout.
+ */
+struct tern_context_params {
+	uint32_t priority;
+	uint32_t engine_class;
+	uint32_t timeout_ms;
+};
+
+/**
+ * tern_context_create() - create a context: a queue of work for one engine
+ * @dev: the device
+ * @params: parameters, or NULL for the defaults
+ * @ctxp: out: the context
+ *
+ * Errors: -EINVAL priority, class or timeout out of range; -EPERM HIGH
+ * priority without CAP_SYS_NICE; -ENODEV no engine of that class; -EMFILE
+ * the device already has &tern_device_info.max_contexts contexts open;
+ * -ENOMEM.
+ */
+TERN_API int tern_context_create(struct tern_device *dev,
+				 const struct tern_context_params *params,
+				 struct tern_context **ctxp);
+
+/**
+ * tern_context_destroy() - destroy a context
+ * @ctx: the context, or NULL
+ *
+ * Jobs that have not started are cancelled (their fences signal with
+ * -ECANCELED); jobs already running finish.  Fences of the context stay
+ * valid.  Returns 0, or -ENOENT if the kernel did not know the context any
+ * more (the device was lost); @ctx is freed either way.
+ */
+TERN_API int tern_context_destroy(struct tern_context *ctx);
+
+/** tern_context_engine() - the engine the driver placed @ctx on. */
+TERN_API uint32_t tern_context_engine(const struct tern_context *ctx);
+
+/** tern_context_handle() - the context's uAPI handle (for raw ioctls). */
+TERN_API uint32_t tern_context_handle(const struct tern_context *ctx);
+
+enum tern_context_state {
+	TERN_CONTEXT_ACTIVE = 0,	/* usable, nothing happened */
+	TERN_CONTEXT_RESET = 1,		/* usable; an innocent job was rerun */
+	TERN_CONTEXT_FAULTED = 2,	/* a job faulted: no more work */
+	TERN_CONTEXT_BANNED = 3,	/* a job hung: no more work */
+};
+
+enum tern_context_reason {
+	TERN_REASON_NONE = 0,
+	TERN_REASON_FAULT = 1,		/* the device reported a fault */
+	TERN_REASON_HANG = 2,		/* no progress for the timeout */
+	TERN_REASON_INNOCENT_RESET = 3,	/* engine reset for another context */
+	TERN_REASON_DEVICE_LOST = 4,	/* device reset or unplugged */
+};
+
+/**
+ * struct tern_context_status - what happened to a context
+ *
+ * Mirrors struct drm_tern_context_get_state.  @fault_kind is one of the
+ * device's fault kinds (tern_fault_kind_name() names it), @fault_offset the
+ * dword index of the faulting packet in its command buffer, @fault_seqno the
+ * guilty job (tern_fence_seqno()).
+ */
+struct tern_context_status {
+	uint32_t state;			/* enum tern_context_state */
+	uint32_t reason;		/* enum tern_context_reason */
+	uint32_t fault_kind;
+	uint32_t fault_offset;
+	uint64_t fault_addr;
+	uint32_t fault_seqno;
+	uint32_t reset_count;
+	uint64_t jobs_submitted;
+	uint64_t jobs_completed;
+	uint64_t busy_ns;		/* device time the context's jobs ran */
+};
+
+/**
+ * tern_context_status() - query what happened to a context
+ * @ctx: the context
+ * @st: out: its status
+ *
+ * tern_last_error() is set to a description of a FAULTED, BANNED or RESET
+ * state even though the call succeeds, so that a caller that got -EIO from
+ * tern_submit() can print why.
+ */
+TERN_API int tern_context_status(struct tern_context *ctx,
+				 struct tern_context_status *st);
+
+/** Names of states, reasons and fault kinds; never NULL. */
+TERN_API const char *tern_context_state_name(uint32_t state);
+TERN_API const char *tern_context_reason_name(uint32_t reason);
+TERN_API const char *tern_fault_kind_name(uint32_t kind);
+
+/* ------------------------------------------------------------------ */
+/* Buffers                                                            */
+/* ------------------------------------------------------------------ */
+
+/** Flags of tern_bo_alloc(). */
+#define TERN_BO_LOCAL			(1u << 0)	/* place in device-local memory */
+#define TERN_BO_DEVICE_READ_ONLY	(1u << 1)	/* device writes fault */
+
+/**
+ * tern_bo_alloc() - allocate a buffer the CPU and the device share
+ * @dev: the device
+ * @size: bytes, rounded up to the page size (4 KiB); at most
+ *	&tern_device_info.max_bo_size
+ * @flags: TERN_BO_* or 0.  TERN_BO_LOCAL asks for device-local memory,
+ *	which the current driver refuses (-EOPNOTSUPP); TERN_BO_DEVICE_READ_ONLY
+ *	maps the buffer read-only for the device (the CPU can still write it).
+ * @bop: out: the buffer
+ *
+ * The buffer is zero-filled, mapped into the CPU (tern_bo_map()) and into
+ * the device address space of @dev at an address the library chooses
+ * (tern_bo_va()), with an unmapped guard page after it so that an overrun
+ * by the device faults instead of touching another buffer.
+ *
+ * Errors: -EINVAL size 0 or unknown flags; -E2BIG size above max_bo_size;
+ * -EOPNOTSUPP TERN_BO_LOCAL; -ENOSPC no room left in the device address
+ * space; -ENOMEM; -ENODEV the device is gone.
+ */
+TERN_API int tern_bo_alloc(struct tern_device *dev, uint64_t size,
+			   uint32_t flags, struct tern_bo **bop);
+
+/**
+ * tern_bo_free() - unmap and release a buffer
+ * @bo: the buffer, or NULL
+ *
+ * The device address range is unbound and given back to the allocator.
+ * Unbinding waits until every job submitted before on @bo's device has
+ * finished (the kernel guarantees the device never touches freed memory),
+ * so freeing can block; free buffers after waiting for their jobs.
+ */
+TERN_API void tern_bo_free(struct tern_bo *bo);
+
+/** tern_bo_map() - CPU pointer to the buffer's first byte (owned by @bo). */
+TERN_API void *tern_bo_map(const struct tern_bo *bo);
+
+/**
+ * tern_bo_va() - device virtual address of the buffer
+ *
+ * Packets address memory with these; byte @off of the buffer is at
+ * tern_bo_va(bo) + off.
+ */
+TERN_API uint64_t tern_bo_va(const struct tern_bo *bo);
+
+/** tern_bo_size() - size of the buffer in bytes (after rounding). */
+TERN_API uint64_t tern_bo_size(const struct tern_bo *bo);
+
+/** tern_bo_handle() - the GEM handle of the buffer (for raw ioctls). */
+TERN_API uint32_t tern_bo_handle(const struct tern_bo *bo);
+
+/**
+ * tern_bo_export() - export a buffer as a dma-buf file descriptor
+ * @bo: the buffer
+ * @fd: out: the dma-buf; the caller owns it and closes it
+ */
+TERN_API int tern_bo_export(struct tern_bo *bo, int *fd);
+
+/**
+ * tern_bo_import() - import a dma-buf exported by tern_bo_export()
+ * @dev: the device to import into (may be another open of the same device)
+ * @fd: the dma-buf; it stays owned by the caller
+ * @bop: out: the buffer, mapped into @dev's address space like
+ *	tern_bo_alloc()'s
+ *
+ * Errors: -EBADF/-EINVAL @fd is not a dma-buf the device can use; -EEXIST
+ * the buffer is already allocated on or imported into @dev (a device has
+ * one GEM handle per buffer: use the existing struct tern_bo); others as
+ * tern_bo_alloc().
+ */
+TERN_API int tern_bo_import(struct tern_device *dev, int fd, struct tern_bo **bop);
+
+/* ------------------------------------------------------------------ */
+/* Command buffers                                                    */
+/* ------------------------------------------------------------------ */
+
+/** Default size limit of a command buffer (tern_cmdbuf_create() @max_bytes 0). */
+#define TERN_CMDBUF_DEFAULT_MAX	(1u << 20)
+
+enum tern_reduction {
+	TERN_REDUCTION_SUM = 0,
+	TERN_REDUCTION_MIN = 1,
+	TERN_REDUCTION_MAX = 2,
+};
+
+/**
+ * tern_cmdbuf_create() - create an empty command buffer
+ * @max_bytes: the most the buffer may grow to; 0 for
+ *	TERN_CMDBUF_DEFAULT_MAX.  Pass tern_device_info(dev)->buf_size_max to
+ *	find at build time what tern_submit() would refuse.
+ * @cbp: out: the command buffer
+ *
+ * A command buffer is a growing array of packets in the format of
+ * <drm/tern_accel.h>.  It is plain memory, not tied to a device: it can be
+ * submitted to any context, any number of times.  It remembers the address
+ * ranges its packets use, so tern_submit() can tell the kernel which
+ * buffers the job needs.
+ *
+ * Errors: -EINVAL @max_bytes not a multiple of 4; -ENOMEM.
+ */
+TERN_API int tern_cmdbuf_create(size_t max_bytes, struct tern_cmdbuf **cbp);
+
+/** tern_cmdbuf_free() - free a command buffer (NULL is ignored). */
+TERN_API void tern_cmdbuf_free(struct tern_cmdbuf *cb);
+
+/** tern_cmdbuf_reset() - empty a command buffer, keeping its memory. */
+TERN_API void tern_cmdbuf_reset(struct tern_cmdbuf *cb);
+
+/**
+ * tern_cmdbuf_data() - the packets built so far
+ * @cb: the command buffer
+ * @dwords: out, may be NULL: their length in dwords
+ *
+ * Returns a pointer owned by @cb, valid until the next change to it.
+ */
+TERN_API const uint32_t *tern_cmdbuf_data(const struct tern_cmdbuf *cb, size_t *dwords);
+
+/*
+ * Packet builders.  Each appends one packet, or fails and leaves the buffer
+ * unchanged.  Addresses are device virtual addresses (tern_bo_va() + offset).
+ * The builders check what the device would refuse, so that a bad operand
+ * is reported here with its reason instead of as -EINVAL at submit or a
+ * fault on the device:
+ *   -EINVAL: an operand out of the device's range (count 0 or above the
+ *            vector limit, GEMM dimension 0 or above 4096, misaligned
+ *            address, size not a multiple of 4, timeout 0 or above 10 s,
+ *            unknown reduction, ranges that must not overlap do);
+ *   -E2BIG:  the packet does not fit in the buffer's size limit;
+ *   -ENOMEM: growing the buffer failed.
+ */
+TERN_API int tern_cmd_nop(struct tern_cmdbuf *cb, uint32_t dwords);
+/** 32-bit @value to @va (4-byte aligned). */
+TERN_API int tern_cmd_write_imm(struct tern_cmdbuf *cb, uint64_t va, uint32_t value);
+/** After every earlier write is visible, @seqno to @va (4-byte aligned). */
+TERN_API int tern_cmd_fence(struct tern_cmdbuf *cb, uint64_t va, uint32_t seqno);
+/** The device clock in ns (u64) to @va (8-byte aligned). */
+TERN_API int tern_cmd_timestamp(struct tern_cmdbuf *cb, uint64_t va);
+/** Copy @size bytes from @src to @dst; the ranges must not overlap. */
+TERN_API int tern_cmd_copy(struct tern_cmdbuf *cb, uint64_t dst, uint64_t src, uint32_t size);
+/** Fill @size bytes (multiple of 4) at @dst (4-byte aligned) with @value. */
+TERN_API int tern_cmd_fill(struct tern_cmdbuf *cb, uint64_t dst, uint32_t size, uint32_t value);
+/** Keep the engine busy for @duration_us device microseconds. */
+TERN_API int tern_cmd_spin(struct tern_cmdbuf *cb, uint32_t duration_us);
+/** Wait until the u32 at @va is >= @value; fault after @timeout_us. */
+TERN_API int tern_cmd_wait_mem(struct tern_cmdbuf *cb, uint64_t va, uint32_t value,
+			       uint32_t timeout_us);
+/** f32 c[i] = a[i] + b[i] for @count elements (c may equal a or b). */
+TERN_API int tern_cmd_vecadd(struct tern_cmdbuf *cb, uint64_t c, uint64_t a, uint64_t b,
+			     uint32_t count);
+/** f32 y[i] = @alpha * x[i] + y[i] for @count elements. */
+TERN_API int tern_cmd_saxpy(struct tern_cmdbuf *cb, uint64_t y, uint64_t x, float alpha,
+			    uint32_t count);
+/**
+ * f32 C = A x B, row-major, A @m x @k, B @k x @n, C @m x @n; C must not
+ * overlap A or B.  Bit-exact with a CPU loop summing p = 0..k-1 in order.
+ */
+TERN_API int tern_cmd_gemm(struct tern_cmdbuf *cb, uint64_t c, uint64_t a, uint64_t b,
+			   uint32_t m, uint32_t n, uint32_t k);
+/** f32 reduction (enum tern_reduction) of @count elements at @src to @dst. */
+TERN_API int tern_cmd_reduce(struct tern_cmdbuf *cb, uint64_t dst, uint64_t src,
+			     uint32_t count, uint32_t op);
+
+/* ------------------------------------------------------------------ */
+/* Submission and fences                                              */
+/* ------------------------------------------------------------------ */
+
+/**
+ * tern_submit() - run a command buffer on a context
+ * @ctx: the context
+ * @cb: the command buffer; it is copied by the kernel, so it may be changed
+ *	or freed as soon as the call returns
+ * @deps: fences the job must wait for before it starts (from the same
+ *	struct tern_device, or imported with tern_fence_import_sync_file()),
+ *	or NULL
+ * @dep_count: entries of @deps
+ * @fencep: out, may be NULL: the job's fence
+ *
+ * The buffers the job uses are found from the addresses in @cb's packets:
+ * each address range must lie inside one buffer allocated from (or
+ * imported into) @ctx's device.  Returns once the job is queued.
+ *
+ * Errors: those of DRM_IOCTL_TERN_SUBMIT, each with a tern_last_error()
+ * naming the refused packet where the kernel gives one: -EINVAL a bad
+ * operand or too many buffers or fences; -E2BIG the buffer is larger than
+ * buf_size_max; -EPERM a privileged packet; -ENOEXEC an unknown opcode;
+ * -EBADMSG a malformed packet header; -EIO the context is faulted or
+ * banned (tern_context_status() says why); -EAGAIN the context already has
+ * max_jobs_per_context unfinished jobs (wait for a fence and retry);
+ * -ENODEV the device is gone; -EINTR; -ENOMEM.  Found by the library
+ * before the ioctl: -EFAULT an address range is in no buffer of the
+ * device; -EINVAL @cb is empty.
+ */
+TERN_API int tern_submit(struct tern_context *ctx, const struct tern_cmdbuf *cb,
+			 struct tern_fence *const *deps, unsigned int dep_count,
+			 struct tern_fence **fencep);
+
+/**
+ * tern_fence_wait() - wait for a job to finish
+ * @fence: the fence
+ * @timeout_ns: how long to wait at most, in ns; negative waits forever, 0
+ *	only checks
+ *
+ * Returns 0 when the job completed; -ETIME when @timeout_ns passed first;
+ * or the job's error: -EIO it faulted, -ETIMEDOUT it hung, -ECANCELED it
+ * was cancelled before it started, -ENODEV the device went away.
+ */
+TERN_API int tern_fence_wait(struct tern_fence *fence, int64_t timeout_ns);
+
+/**
+ * tern_fence_wait_all() - wait for several jobs of one device
+ * @fences: the fences (all from the same struct tern_device)
+ * @count: how many
+ * @timeout_ns: as tern_fence_wait()
+ *
+ * Returns 0 when all completed, -ETIME on timeout, or the error of the first
+ * fence (in array order) whose job failed.
+ */
+TERN_API int tern_fence_wait_all(struct tern_fence *const *fences, unsigned int count,
+				 int64_t timeout_ns);
+
+/**
+ * tern_fence_status() - has the job finished?
+ *
+ * Returns 0 if it completed, -EBUSY if it has not finished, or its error
+ * as tern_fence_wait().
+ */
+TERN_API int tern_fence_status(struct tern_fence *fence);
+
+/** tern_fence_seqno() - the job's number in its context (1, 2, ...). */
+TERN_API uint32_t tern_fence_seqno(const struct tern_fence *fence);
+
+/** tern_fence_syncobj() - the drm_syncobj handle holding the fence. */
+TERN_API uint32_t tern_fence_syncobj(const struct tern_fence *fence);
+
+/**
+ * tern_fence_export_sync_file() - the fence as a sync_file
+ * @fence: the fence
+ * @fd: out: a sync_file descriptor owned by the caller.  poll() reports it
+ *	readable (POLLIN) once the job finished, so it fits any event loop;
+ *	other drivers and processes can wait on it or import it.
+ */
+TERN_API int tern_fence_export_sync_file(struct tern_fence *fence, int *fd);
+
+/**
+ * tern_fence_import_sync_file() - a fence from a sync_file
+ * @dev: the device whose submissions will depend on it
+ * @fd: the sync_file; it stays owned by the caller
+ * @fencep: out: a fence usable in @deps of tern_submit() on @dev; its
+ *	seqno is 0
+ */
+TERN_API int tern_fence_import_sync_file(struct tern_device *dev, int fd,
+					 struct tern_fence **fencep);
+
+/** tern_fence_free() - release a fence (the job is not affected). */
+TERN_API void tern_fence_free(struct tern_fence *fence);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TERN_TERN_H */

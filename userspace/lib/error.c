@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright (c) 2026 The tern authors
+ *
+ * error.c - error messages.  Every errno the tern uAPI documents has a
+ * message in the terms of the call that returned it; the failing library
+ * call stores it, with the details only it knows, in a per-thread buffer
+ * that tern_last_error() returns.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+static _Thread_local char last_error[512];
+
+int tern_vseterr(int err, const char *fmt, va_list ap)
+{
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	return err;
+}
+
+int tern_seterr(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tern_vseterr(err, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+void tern_clearerr(void)
+{
+	last_error[0] = 0;
+}
+
+const char *tern_last_error(void)
+{
+	return last_error;
+}
+
+struct errmsg {
+	int err;
+	const char *msg;
+};
+
+/* Meanings common to every tern ioctl. */
+static const struct errmsg common_msgs[] = {
+	{ ENODEV, "the device is gone (unplugged or the driver was unbound)" },
+	{ ENOMEM, "out of memory in the kernel" },
+	{ EFAULT, "the kernel could not read or write an argument" },
+	{ EINTR, "interrupted by a signal" },
+	{ ENOTTY, "the device does not know this ioctl (driver too old?)" },
+	{ 0, NULL }
+};
+
+static const struct errmsg get_info_msgs[] = {
+	{ EINVAL, "the driver refused the request flags (library newer than the driver?)" },
+	{ 0, NULL }
+};
+
+static const struct errmsg bo_create_msgs[] = {
+	{ EINVAL, "size 0, or flags or placement the driver does not know" },
+	{ E2BIG, "larger than the device's largest buffer (max_bo_size)" },
+	{ EOPNOTSUPP, "device-local placement is not supported by this driver yet" },
+	{ 0, NULL }
+};
+
+static const struct errmsg bo_info_msgs[] = {
+	{ EINVAL, "flags not zero" },
+	{ ENOENT, "no such buffer handle" },
+	{ 0, NULL }
+};
+
+static const struct errmsg vm_bind_msgs[] = {
+	{ EINVAL, "address, offset or size not page aligned, range outside the buffer, "
+		  "or an unmap that cuts a mapping" },
+	{ ERANGE, "the address range is outside the device address space" },
+	{ EEXIST, "the address range is already mapped" },
+	{ ENOENT, "no such buffer handle, or nothing mapped in the range" },
+	{ ENOSPC, "the address space already maps the most it may (DRM_TERN_VM_MAX_MAPPED)" },
+	{ 0, NULL }
+};
+
+static const struct errmsg ctx_create_msgs[] = {
+	{ EINVAL, "priority, engine class or timeout out of range" },
+	{ EPERM, "high priority needs CAP_SYS_NICE" },
+	{ ENODEV, "the device has no engine of that class" },
+	{ EMFILE, "too many contexts on this open device (max_contexts)" },
+	{ 0, NULL }
+};
+
+static const struct errmsg ctx_destroy_msgs[] = {
+	{ EINVAL, "padding not zero" },
+	{ ENOENT, "no such context" },
+	{ 0, NULL }
+};
+
+static const struct errmsg ctx_state_msgs[] = {
+	{ EINVAL, "flags not zero" },
+	{ ENOENT, "no such context" },
+	{ 0, NULL }
+};
+
+static const struct errmsg submit_msgs[] = {
+	{ EINVAL, "a packet operand, a count or a flag was refused" },
+	{ E2BIG, "the command buffer is larger than the device allows (buf_size_max)" },
+	{ EPERM, "the command buffer holds a privileged packet" },
+	{ ENOEXEC, "the command buffer holds an unknown opcode" },
+	{ EBADMSG, "a packet header is malformed (reserved bits, wrong length, or past the end)" },
+	{ ENOENT, "no such context, buffer or in-fence" },
+	{ EIO, "the context was faulted or banned and takes no more work" },
+	{ EAGAIN, "the context has too many unfinished jobs: wait for a fence and retry" },
+	{ 0, NULL }
+};
+
+static const struct errmsg open_msgs[] = {
+	{ ENOENT, "no tern device" },
+	{ EACCES, "permission denied (is the user in the device node's group?)" },
+	{ EPERM, "permission denied" },
+	{ ENODEV, "not a tern device" },
+	{ ENXIO, "the device node has no driver behind it" },
+	{ EBUSY, "the device is in use by another process (single-use device)" },
+	{ 0, NULL }
+};
+
+static const struct errmsg fence_msgs[] = {
+	{ ETIME, "the wait timed out; the job is still running or queued" },
+	{ EIO, "the job faulted" },
+	{ ETIMEDOUT, "the job hung (made no progress for the context's timeout)" },
+	{ ECANCELED, "the job was cancelled before it started" },
+	{ ENODEV, "the device went away before the job finished" },
+	{ 0, NULL }
+};
+
+static const struct errmsg *const ioctl_msgs[TERN_IOC_COUNT] = {
+	[TERN_IOC_GET_INFO] = get_info_msgs,
+	[TERN_IOC_BO_CREATE] = bo_create_msgs,
+	[TERN_IOC_BO_INFO] = bo_info_msgs,
+	[TERN_IOC_VM_BIND] = vm_bind_msgs,
+	[TERN_IOC_CONTEXT_CREATE] = ctx_create_msgs,
+	[TERN_IOC_CONTEXT_DESTROY] = ctx_destroy_msgs,
+	[TERN_IOC_CONTEXT_GET_STATE] = ctx_state_msgs,
+	[TERN_IOC_SUBMIT] = submit_msgs,
+	[TERN_IOC_OPEN] = open_msgs,
+	[TERN_IOC_FENCE_WAIT] = fence_msgs,
+};
+
+static const char *lookup(const struct errmsg *m, int err)
+{
+	for (; m && m->msg; m++)
+		if (m->err == err)
+			return m->msg;
+	return NULL;
+}
+
+const char *tern_ioctl_errmsg(unsigned int ioc, int err)
+{
+	const char *msg;
+
+	if (err < 0)
+		err = -err;
+	if (ioc >= TERN_IOC_COUNT)
+		return NULL;
+	msg = lookup(ioctl_msgs[ioc], err);
+	if (!msg && ioc != TERN_IOC_OPEN && ioc != TERN_IOC_FENCE_WAIT)
+		msg = lookup(common_msgs, err);
+	return msg;
+}
+
+/* General meanings, for tern_strerror(). */
+static const struct errmsg general_msgs[] = {
+	{ EINVAL, "invalid argument (an operand, size, flag or count out of range)" },
+	{ E2BIG, "too big for the device's limit" },
+	{ EPERM, "not permitted (privileged packet, or high priority without CAP_SYS_NICE)" },
+	{ EACCES, "permission denied opening the device" },
+	{ ENOEXEC, "unknown opcode in the command buffer" },
+	{ EBADMSG, "malformed packet header in the command buffer" },
+	{ EFAULT, "an address is not inside any buffer of the device" },
+	{ ENOENT, "no such device, context, buffer or fence" },
+	{ EIO, "the context was faulted or banned, or the job faulted" },
+	{ EAGAIN, "too many unfinished jobs on the context: wait and retry" },
+	{ ENOMEM, "out of memory" },
+	{ ENOSPC, "no room left (device memory or address space)" },
+	{ EMFILE, "too many contexts on the open device" },
+	{ EINTR, "interrupted by a signal" },
+	{ ENODEV, "no such device, or not a tern device, or the device is gone" },
+	{ ETIME, "wait timed out" },
+	{ ETIMEDOUT, "the job hung and was killed" },
+	{ ECANCELED, "the job was cancelled before it started" },
+	{ EBUSY, "busy: the job has not finished, or the device is in use" },
+	{ EEXIST, "already exists (address range mapped, or buffer already imported)" },
+	{ EOPNOTSUPP, "not supported by this driver" },
+	{ ERANGE, "address outside the device address space" },
+	{ ENOTTY, "the device does not know this request (driver too old?)" },
+	{ 0, NULL }
+};
+
+const char *tern_strerror(int err)
+{
+	const char *msg;
+
+	if (err < 0)
+		err = -err;
+	if (err == 0)
+		return "success";
+	msg = lookup(general_msgs, err);
+	return msg ? msg : strerror(err);
+}

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright (c) 2026 The tern authors
+ *
+ * fence.c - fences: a job's completion, held in a binary drm_syncobj.
+ *
+ * Waiting is drmSyncobjWait().  A syncobj does not tell whether its fence
+ * signalled with an error, so the error of a finished job is read from a
+ * sync_file exported from the syncobj (SYNC_IOC_FILE_INFO status).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/sync_file.h>
+#include <xf86drm.h>
+
+#include "internal.h"
+
+/* The error the job signalled with: 0, -EBUSY not finished, or negative. */
+static int fence_error(struct tern_fence *f)
+{
+	struct sync_file_info info = { 0 };
+	int fd, ret;
+
+	if (drmSyncobjExportSyncFile(f->dev->fd, f->syncobj, &fd)) {
+		ret = -errno;
+		return tern_seterr(ret, "fence: cannot read the job's status: %s",
+				   strerror(-ret));
+	}
+	ret = ioctl(fd, SYNC_IOC_FILE_INFO, &info);
+	if (ret)
+		ret = -errno;
+	close(fd);
+	if (ret)
+		return tern_seterr(ret, "fence: cannot read the job's status: %s",
+				   strerror(-ret));
+	if (info.status == 1)
+		return 0;
+	if (info.status == 0)
+		return -EBUSY;
+	return tern_seterr(info.status, "job %u: %s", f->seqno,
+			   tern_ioctl_errmsg(TERN_IOC_FENCE_WAIT, info.status) ?
+			   tern_ioctl_errmsg(TERN_IOC_FENCE_WAIT, info.status) :
+			   strerror(-info.status));
+}
+
+static int64_t abs_timeout(int64_t timeout_ns)
+{
+	struct timespec ts;
+	int64_t now;
+
+	if (timeout_ns < 0)
+		return INT64_MAX;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	return timeout_ns > INT64_MAX - now ? INT64_MAX : now + timeout_ns;
+}
+
+static int wait_handles(struct tern_device *dev, uint32_t *handles, unsigned int n,
+			uint32_t flags, int64_t timeout_ns)
+{
+	int ret;
+
+	ret = drmSyncobjWait(dev->fd, handles, n, abs_timeout(timeout_ns),
+			     flags | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL);
+	if (ret == -ETIME)
+		return tern_seterr(-ETIME, "fence: %s",
+				   tern_ioctl_errmsg(TERN_IOC_FENCE_WAIT, ETIME));
+	if (ret)
+		return tern_seterr(ret, "fence: waiting failed: %s", strerror(-ret));
+	return 0;
+}
+
+int tern_fence_wait(struct tern_fence *fence, int64_t timeout_ns)
+{
+	int ret;
+
+	tern_clearerr();
+	ret = wait_handles(fence->dev, &fence->syncobj, 1, 0, timeout_ns);
+	if (ret)
+		return ret;
+	return fence_error(fence);
+}
+
+int tern_fence_wait_all(struct tern_fence *const *fences, unsigned int count,
+			int64_t timeout_ns)
+{
+	uint32_t *handles;
+	unsigned int i;
+	int ret;
+
+	tern_clearerr();
+	if (!count)
+		return 0;
+	for (i = 1; i < count; i++)
+		if (fences[i]->dev != fences[0]->dev)
+			return tern_seterr(-EINVAL, "fence: fence %u is of another open device", i);
+	handles = malloc(count * sizeof(*handles));
+	if (!handles)
+		return tern_seterr(-ENOMEM, "fence: out of memory");
+	for (i = 0; i < count; i++)
+		handles[i] = fences[i]->syncobj;
+	ret = wait_handles(fences[0]->dev, handles, count, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL,
+			   timeout_ns);
+	free(handles);
+	for (i = 0; !ret && i < count; i++)
+		ret = fence_error(fences[i]);
+	return ret;
+}
+
+int tern_fence_status(struct tern_fence *fence)
+{
+	int ret;
+
+	tern_clearerr();
+	ret = drmSyncobjWait(fence->dev->fd, &fence->syncobj, 1, 0, 0, NULL);
+	if (ret == -ETIME || ret == -EINVAL)	/* -EINVAL: no fence attached yet */
+		return -EBUSY;
+	if (ret)
+		return tern_seterr(ret, "fence: %s", strerror(-ret));
+	return fence_error(fence);
+}
+
+uint32_t tern_fence_seqno(const struct tern_fence *fence)
+{
+	return fence->seqno;
+}
+
+uint32_t tern_fence_syncobj(const struct tern_fence *fence)
+{
+	return fence->syncobj;
+}
+
+int tern_fence_export_sync_file(struct tern_fence *fence, int *fd)
+{
+	int ret;
+
+	*fd = -1;
+	if (drmSyncobjExportSyncFile(fence->dev->fd, fence->syncobj, fd)) {
+		ret = -errno;
+		*fd = -1;
+		return tern_seterr(ret, "fence: exporting a sync_file failed: %s",
+				   strerror(-ret));
+	}
+	return 0;
+}
+
+int tern_fence_import_sync_file(struct tern_device *dev, int fd, struct tern_fence **fencep)
+{
+	struct tern_fence *f;
+	int ret;
+
+	*fencep = NULL;
+	tern_clearerr();
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return tern_seterr(-ENOMEM, "fence: out of memory");
+	f->dev = dev;
+	if (drmSyncobjCreate(dev->fd, 0, &f->syncobj)) {
+		ret = -errno;
+		free(f);
+		return tern_seterr(ret, "fence: cannot create a syncobj: %s", strerror(-ret));
+	}
+	if (drmSyncobjImportSyncFile(dev->fd, f->syncobj, fd)) {
+		ret = -errno;
+		drmSyncobjDestroy(dev->fd, f->syncobj);
+		free(f);
+		return tern_seterr(ret, "fence: fd %d is not a sync_file: %s", fd,
+				   strerror(-ret));
+	}
+	*fencep = f;
+	return 0;
+}
+
+void tern_fence_free(struct tern_fence *fence)
+{
+	if (!fence)
+		return;
+	drmSyncobjDestroy(fence->dev->fd, fence->syncobj);
+	free(fence);
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (c) 2026 The tern authors
+ *
+ * internal.h - what the files of libtern share and the public header does
+ * not show.  Nothing here is exported from libtern.so.
+ */
+#ifndef TERN_INTERNAL_H
+#define TERN_INTERNAL_H
+
+#include <pthread.h>
+#include <stdarg.h>
+
+#include "tern/tern.h"
+#include "va.h"
+
+#define TERN_LIB_PAGE_SIZE		4096u
+/* The first device VA the library hands out: 0 and the page after stay unmapped. */
+#define TERN_LIB_VA_START		(1ull << 20)
+
+struct tern_device {
+	int fd;
+	struct tern_device_info info;
+	pthread_mutex_t lock;		/* protects va and bos */
+	struct tern_va_space va;	/* device VAs handed out */
+	struct tern_bo **bos;		/* live buffers, sorted by va */
+	size_t bo_count, bo_cap;
+};
+
+struct tern_context {
+	struct tern_device *dev;
+	uint32_t handle;
+	uint32_t engine;
+	uint32_t engine_class;
+};
+
+struct tern_bo {
+	struct tern_device *dev;
+	uint32_t handle;
+	uint64_t size;			/* GEM object size */
+	uint64_t va;
+	uint64_t va_span;		/* size + guard page, what the allocator gave */
+	void *map;
+};
+
+struct tern_fence {
+	struct tern_device *dev;
+	uint32_t syncobj;
+	uint32_t seqno;
+};
+
+/* An address range a command buffer's packets use. */
+struct tern_cmd_range {
+	uint64_t va;
+	uint64_t size;
+	uint32_t offset;		/* dword index of the packet */
+};
+
+struct tern_cmdbuf {
+	uint32_t *dw;
+	size_t len, cap;		/* dwords */
+	size_t max;			/* dwords */
+	struct tern_cmd_range *ranges;
+	size_t range_count, range_cap;
+	long first_compute;		/* dword of the first compute packet, or -1 */
+};
+
+/* error.c: the calling thread's last error message. */
+int tern_seterr(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int tern_vseterr(int err, const char *fmt, va_list ap);
+void tern_clearerr(void);
+
+/*
+ * error.c: the meaning of @err as returned by the uAPI call @ioctl (one of
+ * the DRM_TERN_* ioctl numbers), or NULL when the uAPI does not document it
+ * for that call.
+ */
+const char *tern_ioctl_errmsg(unsigned int ioctl, int err);
+
+/* The tern ioctl numbers, for tern_ioctl_errmsg(). */
+enum {
+	TERN_IOC_GET_INFO,
+	TERN_IOC_BO_CREATE,
+	TERN_IOC_BO_INFO,
+	TERN_IOC_VM_BIND,
+	TERN_IOC_CONTEXT_CREATE,
+	TERN_IOC_CONTEXT_DESTROY,
+	TERN_IOC_CONTEXT_GET_STATE,
+	TERN_IOC_SUBMIT,
+	TERN_IOC_OPEN,			/* opening the node */
+	TERN_IOC_FENCE_WAIT,		/* a job's fence error */
+	TERN_IOC_COUNT
+};
+
+/*
+ * tern_ioctl() - drmIoctl() on the device, returning 0 or -errno and, on
+ * failure, setting the thread's error to "<what>: <the uAPI meaning>".
+ */
+int tern_ioctl(struct tern_device *dev, unsigned long request, void *arg,
+	       unsigned int ioc, const char *what);
+
+/* bo.c: the live buffer holding [va, va + size), or NULL.  dev->lock held. */
+struct tern_bo *tern_bo_lookup_locked(struct tern_device *dev, uint64_t va, uint64_t size);
+
+/* cmdbuf.c: name of an opcode ("GEMM"), or "unknown". */
+const char *tern_opcode_name(uint32_t opcode);
+
+#endif /* TERN_INTERNAL_H */
