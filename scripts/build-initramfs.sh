@@ -23,6 +23,9 @@ ROOT=$VM/root
 rm -rf "$ROOT" && mkdir -p "$ROOT"/{bin,sbin,proc,sys,dev,tmp,lib/modules,tern/tests,tern/groups,tern/bin}
 
 cp /bin/busybox "$ROOT/bin/busybox"
+for applet in $(/bin/busybox --list); do
+	[ -e "$ROOT/bin/$applet" ] || ln -s busybox "$ROOT/bin/$applet"
+done
 cp "$TERN_TOP"/tests/vm/guest/init "$ROOT/init"
 cp "$TERN_TOP"/tests/vm/guest/run-*.sh "$ROOT/tern/"
 cp "$B/tern.ko" "$ROOT/tern/tern.ko"
