@@ -15,7 +15,7 @@
 /**
  * DOC: device bring-up
  *
- * tern_device.c owns the PCI side of the device: enabling it, mapping the
+ * The device layer owns the PCI side of the device: enabling it, mapping the
  * register BAR, checking the identity and version registers, the whole-device
  * reset and the MSI-X vectors (one per engine plus the error vector).  All
  * of it is device-managed (pcim/devm), so PCI remove undoes it; anything that
@@ -54,7 +54,7 @@ int tern_device_reset(struct tern_device *tdev)
  */
 u64 tern_device_clock_ns(struct tern_device *tdev)
 {
-	return tern_read64(tdev, TERN_REG_CLOCK_LO);
+	return tern_read_counter64(tdev, TERN_REG_CLOCK_LO);
 }
 
 /**

@@ -7,12 +7,15 @@
 
 #include <linux/bits.h>
 #include <linux/io.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
 #include <drm/drm_device.h>
 
 #include "tern_engine.h"
+#include "tern_sched.h"
 #include "tern_regs.h"
 
 /* limits the driver enforces (reported by DRM_IOCTL_TERN_GET_INFO) */
@@ -41,6 +44,12 @@
  * @wq: the driver's workqueue: interrupt bottom halves and watchdogs
  * @sched_wq: ordered workqueue shared by the engines' drm_sched instances
  * @engines: the engines
+ * @sched: the feeder of each engine
+ * @contexts: every context of the device, for debugfs
+ * @contexts_lock: protects @contexts
+ * @next_ctx_tag: last context tag handed out
+ * @latch_lock: serialises reads of latching 64-bit counters (CLOCK,
+ *	BUSY_NS, RUN_NS), which share one latch in the device
  * @reset_lock: serialises engine resets against each other
  * @device_resets: count of engine resets, for debugfs
  */
@@ -64,7 +73,13 @@ struct tern_device {
 	struct workqueue_struct *sched_wq;
 
 	struct tern_engine engines[TERN_MAX_ENGINES];
+	struct tern_sched sched[TERN_MAX_ENGINES];
 
+	struct list_head contexts;
+	struct mutex contexts_lock; /* protects @contexts */
+	atomic_t next_ctx_tag;
+
+	spinlock_t latch_lock; /* see tern_read_counter64() */
 	struct mutex reset_lock; /* serialises engine resets */
 	atomic_t device_resets;
 };
@@ -87,6 +102,27 @@ static inline u64 tern_read64(struct tern_device *tdev, u32 reg_lo)
 	u64 lo = readl(tdev->regs + reg_lo);
 
 	return lo | (u64)readl(tdev->regs + reg_lo + 4) << 32;
+}
+
+/**
+ * tern_read_counter64() - read a latching 64-bit counter
+ * @tdev: the device
+ * @reg_lo: offset of its _LO half (from BAR0)
+ *
+ * Reading _LO latches _HI in a latch shared by the whole device, so two
+ * such reads must not interleave.
+ *
+ * Return: the counter.
+ */
+static inline u64 tern_read_counter64(struct tern_device *tdev, u32 reg_lo)
+{
+	unsigned long flags;
+	u64 val;
+
+	spin_lock_irqsave(&tdev->latch_lock, flags);
+	val = tern_read64(tdev, reg_lo);
+	spin_unlock_irqrestore(&tdev->latch_lock, flags);
+	return val;
 }
 
 static inline void tern_write64(struct tern_device *tdev, u32 reg_lo, u64 val)

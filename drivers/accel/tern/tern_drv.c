@@ -10,13 +10,59 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
+#include <drm/drm_gem_shmem_helper.h>
 #include <drm/drm_ioctl.h>
+#include <drm/drm_managed.h>
 #include <drm/drm_print.h>
 
 #include <drm/tern_accel.h>
 
+#include "tern_context.h"
+#include "tern_debugfs.h"
 #include "tern_device.h"
 #include "tern_drv.h"
+#include "tern_gem.h"
+#include "tern_job.h"
+#include "tern_vm.h"
+
+/**
+ * DOC: tern driver overview
+ *
+ * tern drives a PCI compute accelerator with several compute engines and a
+ * copy engine, each fed through a two-slot hardware queue.  The driver is
+ * layered; each layer calls only the ones below it, and lower layers report
+ * upwards through callbacks they were given:
+ *
+ * - this file: the drm_driver, the ioctl table, open/close, PCI probe and
+ *   remove, fdinfo;
+ * - tern_context.c, tern_job.c: contexts and the submit path (contexts are
+ *   told about faults and hangs through &tern_sched_ctx_ops);
+ * - tern_sched.c: the per-engine feeder that keeps the two slots full and
+ *   retires completed slots (the engine's interrupt reaches it through a
+ *   callback);
+ * - tern_engine.c, tern_device.c: registers, interrupts, resets.
+ *
+ * Memory (buffer objects, address spaces, page tables) and the command
+ * validator are in tern_gem.c, tern_vm.c, tern_pt.c and tern_validate.c.
+ *
+ * Lock order (outer first):
+ *
+ * - &tern_file.lock (contexts of a file)
+ * - &tern_context.submit_lock (seqno, arm and push of a job)
+ * - reservation objects of the VM and the BOs (ww-locked together)
+ * - &tern_device.contexts_lock (debugfs list)
+ *
+ * and, with interrupts off:
+ *
+ * - &tern_sched.lock (the feeder's FIFO and slots; lock of the hardware
+ *   fences)
+ * - &tern_context.state_lock (a context's state and counters)
+ * - &tern_device.latch_lock (latching counter reads)
+ *
+ * &tern_device.reset_lock is taken alone, by the watchdog around an engine
+ * reset.  Nothing sleeps under the spinlocks; the feeder's completion work
+ * and watchdog run on the ordered &tern_device.wq and never concurrently.
+ */
 
 static int tern_get_info_ioctl(struct drm_device *drm, void *data,
 			       struct drm_file *file)
@@ -60,30 +106,78 @@ static int tern_open(struct drm_device *drm, struct drm_file *file)
 {
 	struct tern_device *tdev = to_tern_device(drm);
 	struct tern_file *tfile;
+	int ret, idx;
+
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
 
 	tfile = kzalloc(sizeof(*tfile), GFP_KERNEL);
-	if (!tfile)
-		return -ENOMEM;
+	if (!tfile) {
+		ret = -ENOMEM;
+		goto out_exit;
+	}
 
 	tfile->tdev = tdev;
 	tfile->client_id = file->client_id;
 	mutex_init(&tfile->lock);
 	xa_init_flags(&tfile->contexts, XA_FLAGS_ALLOC1);
+
+	ret = tern_vm_create(tdev, &tfile->vm);
+	if (ret)
+		goto out_free;
+
 	file->driver_priv = tfile;
+	drm_dev_exit(idx);
 	return 0;
+
+out_free:
+	xa_destroy(&tfile->contexts);
+	mutex_destroy(&tfile->lock);
+	kfree(tfile);
+out_exit:
+	drm_dev_exit(idx);
+	return ret;
 }
 
 static void tern_postclose(struct drm_device *drm, struct drm_file *file)
 {
 	struct tern_file *tfile = to_tern_file(file);
 
+	/* cancels what did not start; jobs on the engines keep the VM alive */
+	tern_context_destroy_all(tfile);
+	tern_vm_put(tfile->vm);
 	xa_destroy(&tfile->contexts);
 	mutex_destroy(&tfile->lock);
 	kfree(tfile);
 }
 
+static void tern_show_fdinfo(struct drm_printer *p, struct drm_file *file)
+{
+	struct tern_file *tfile = to_tern_file(file);
+	struct tern_device *tdev = tfile->tdev;
+	u64 busy[DRM_TERN_ENGINE_CLASS_COPY + 1];
+	unsigned int compute = tdev->compute_count;
+	unsigned int copy = tdev->engine_count - compute;
+
+	tern_context_busy_ns(tfile, busy);
+	drm_printf(p, "drm-engine-compute:\t%llu ns\n", busy[DRM_TERN_ENGINE_CLASS_COMPUTE]);
+	if (compute > 1)
+		drm_printf(p, "drm-engine-capacity-compute:\t%u\n", compute);
+	drm_printf(p, "drm-engine-copy:\t%llu ns\n", busy[DRM_TERN_ENGINE_CLASS_COPY]);
+	if (copy > 1)
+		drm_printf(p, "drm-engine-capacity-copy:\t%u\n", copy);
+	drm_show_memory_stats(p, file);
+}
+
 static const struct drm_ioctl_desc tern_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(TERN_GET_INFO, tern_get_info_ioctl, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(TERN_BO_CREATE, tern_bo_create_ioctl, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(TERN_BO_INFO, tern_bo_info_ioctl, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(TERN_VM_BIND, tern_vm_bind_ioctl, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(TERN_CONTEXT_CREATE, tern_context_create_ioctl, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(TERN_CONTEXT_DESTROY, tern_context_destroy_ioctl, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(TERN_CONTEXT_GET_STATE, tern_context_get_state_ioctl, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(TERN_SUBMIT, tern_submit_ioctl, DRM_RENDER_ALLOW),
 };
 
 DEFINE_DRM_ACCEL_FOPS(tern_fops);
@@ -93,6 +187,9 @@ static const struct drm_driver tern_drm_driver = {
 			   DRIVER_SYNCOBJ | DRIVER_SYNCOBJ_TIMELINE,
 	.open = tern_open,
 	.postclose = tern_postclose,
+	.show_fdinfo = tern_show_fdinfo,
+	.gem_create_object = tern_gem_create_object,
+	.gem_prime_import_sg_table = drm_gem_shmem_prime_import_sg_table,
 	.ioctls = tern_ioctls,
 	.num_ioctls = ARRAY_SIZE(tern_ioctls),
 	.fops = &tern_fops,
@@ -102,9 +199,29 @@ static const struct drm_driver tern_drm_driver = {
 	.minor = TERN_DRIVER_MINOR,
 };
 
+static void tern_destroy_wq(struct drm_device *drm, void *wq)
+{
+	destroy_workqueue(wq);
+}
+
+static void tern_scheds_release(struct drm_device *drm, void *data)
+{
+	struct tern_device *tdev = to_tern_device(drm);
+	unsigned int i;
+
+	/*
+	 * Every file is closed and every fence signalled (PCI remove stopped
+	 * the feeders); let drm_sched free the last jobs, then tear it down.
+	 */
+	drain_workqueue(tdev->sched_wq);
+	for (i = 0; i < tdev->engine_count; i++)
+		tern_sched_fini(&tdev->sched[i]);
+}
+
 static int tern_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct tern_device *tdev;
+	struct drm_device *drm;
 	unsigned int i;
 	int ret;
 
@@ -112,8 +229,32 @@ static int tern_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 				  struct tern_device, drm);
 	if (IS_ERR(tdev))
 		return PTR_ERR(tdev);
+	drm = &tdev->drm;
 	tdev->pdev = pdev;
 	pci_set_drvdata(pdev, tdev);
+	INIT_LIST_HEAD(&tdev->contexts);
+	spin_lock_init(&tdev->latch_lock);
+	ret = drmm_mutex_init(drm, &tdev->contexts_lock);
+	if (ret)
+		return ret;
+	ret = drmm_mutex_init(drm, &tdev->reset_lock);
+	if (ret)
+		return ret;
+
+	tdev->wq = alloc_ordered_workqueue("tern-%s", WQ_MEM_RECLAIM,
+					   pci_name(pdev));
+	if (!tdev->wq)
+		return -ENOMEM;
+	ret = drmm_add_action_or_reset(drm, tern_destroy_wq, tdev->wq);
+	if (ret)
+		return ret;
+	tdev->sched_wq = alloc_ordered_workqueue("tern-sched-%s", WQ_MEM_RECLAIM,
+						 pci_name(pdev));
+	if (!tdev->sched_wq)
+		return -ENOMEM;
+	ret = drmm_add_action_or_reset(drm, tern_destroy_wq, tdev->sched_wq);
+	if (ret)
+		return ret;
 
 	ret = tern_device_init(tdev);
 	if (ret)
@@ -124,24 +265,59 @@ static int tern_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		if (ret)
 			return ret;
 	}
-
-	ret = drm_dev_register(&tdev->drm, 0);
+	ret = tern_engines_request_err_irq(tdev);
 	if (ret)
 		return ret;
+
+	for (i = 0; i < tdev->engine_count; i++) {
+		ret = tern_sched_init(tdev, &tdev->sched[i], &tdev->engines[i],
+				      &tern_job_sched_ops);
+		if (ret) {
+			while (i--)
+				tern_sched_fini(&tdev->sched[i]);
+			return ret;
+		}
+	}
+	ret = drmm_add_action_or_reset(drm, tern_scheds_release, NULL);
+	if (ret)
+		return ret;
+
+	for (i = 0; i < tdev->engine_count; i++)
+		tern_sched_start(&tdev->sched[i]);
+	tern_engines_enable_err_irq(tdev);
+
+	tern_debugfs_init(tdev);
+
+	ret = drm_dev_register(drm, 0);
+	if (ret)
+		goto err_stop;
 
 	drm_info(&tdev->drm, "tern %u.%u: %u engines (%u compute), %llu MiB local memory\n",
 		 TERN_VERSION_MAJOR(tdev->hw_version),
 		 TERN_VERSION_MINOR(tdev->hw_version), tdev->engine_count,
 		 tdev->compute_count, tdev->local_mem_size >> 20);
 	return 0;
+
+err_stop:
+	for (i = 0; i < tdev->engine_count; i++)
+		tern_sched_stop(&tdev->sched[i]);
+	tern_device_fini(tdev);
+	return ret;
 }
 
 static void tern_remove(struct pci_dev *pdev)
 {
 	struct tern_device *tdev = pci_get_drvdata(pdev);
+	unsigned int i;
 
+	/* no new ioctl gets in, the ones inside have left */
 	drm_dev_unplug(&tdev->drm);
+	/* every job still queued or on an engine signals -ENODEV */
+	for (i = 0; i < tdev->engine_count; i++)
+		tern_sched_stop(&tdev->sched[i]);
 	tern_device_fini(tdev);
+	/* devcoredump snapshots still being formatted */
+	flush_workqueue(tdev->wq);
 }
 
 static const struct pci_device_id tern_pci_ids[] = {

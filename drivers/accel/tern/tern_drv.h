@@ -22,14 +22,16 @@ struct tern_vm;
  * @tdev: the device
  * @vm: the file's address space
  * @contexts: context handle -> struct tern_context
- * @lock: serialises context creation and destruction of this file
+ * @lock: serialises context creation, lookup and destruction of this file
+ * @context_count: number of contexts in @contexts
  * @client_id: drm_file client id, for fdinfo and drm_sched
  */
 struct tern_file {
 	struct tern_device *tdev;
 	struct tern_vm *vm;
 	struct xarray contexts;
-	struct mutex lock; /* protects @contexts creation and teardown */
+	struct mutex lock; /* protects @contexts and @context_count */
+	unsigned int context_count;
 	u64 client_id;
 };
 

@@ -8,13 +8,15 @@
 #include <linux/iopoll.h>
 #include <linux/pci.h>
 
+#include <drm/drm_print.h>
+
 #include "tern_device.h"
 #include "tern_engine.h"
 
 /**
  * DOC: engines
  *
- * tern_engine.c is the register-level view of one engine: programming and
+ * The engine layer is the register-level view of one engine: programming and
  * acknowledging its two hardware slots, reading the fault registers, the
  * progress counter, the engine reset and the TLB invalidation, and the hard
  * interrupt handler of the engine's MSI-X vector.  It knows nothing about
@@ -42,6 +44,70 @@ static irqreturn_t tern_engine_irq(int irq, void *arg)
 		eng->irq_fn(eng, status, eng->irq_data);
 
 	return IRQ_HANDLED;
+}
+
+static irqreturn_t tern_engine_err_irq(int irq, void *arg)
+{
+	struct tern_device *tdev = arg;
+	unsigned int i;
+	u32 status;
+
+	status = tern_read(tdev, TERN_REG_ERR_IRQ_STATUS);
+	if (!status || status == ~0u)
+		return IRQ_NONE;
+	tern_write(tdev, TERN_REG_ERR_IRQ_STATUS, status);
+
+	if (status & TERN_ERR_IRQ_REG_ERROR)
+		dev_err_ratelimited(&tdev->pdev->dev,
+				    "register error at offset 0x%x\n",
+				    tern_read(tdev, TERN_REG_REG_ERROR_ADDR));
+
+	for (i = 0; i < tdev->engine_count; i++) {
+		struct tern_engine *eng = &tdev->engines[i];
+		u32 eng_status;
+
+		if (!(status & TERN_ERR_IRQ_ENGINE(i)))
+			continue;
+		/*
+		 * A fault sets FAULT | SLOT_DONE in the engine's status
+		 * without a message on its vector: clear them here, or the
+		 * next completion would not be an edge and would send none.
+		 */
+		eng_status = tern_eng_read(eng, TERN_ENG_IRQ_STATUS);
+		tern_eng_write(eng, TERN_ENG_IRQ_STATUS, eng_status);
+		atomic64_inc(&eng->irq_count);
+		if (eng->irq_fn)
+			eng->irq_fn(eng, eng_status | TERN_ENG_IRQ_FAULT,
+				    eng->irq_data);
+	}
+
+	return IRQ_HANDLED;
+}
+
+/**
+ * tern_engines_request_err_irq() - take the error vector
+ * @tdev: the device, with its engines initialised
+ *
+ * The error vector reports engine faults (handed to the engine's callback
+ * with %TERN_ENG_IRQ_FAULT) and register errors (logged).  Its interrupts
+ * stay masked until tern_engines_enable_err_irq().
+ *
+ * Return: 0 or a negative errno.
+ */
+int tern_engines_request_err_irq(struct tern_device *tdev)
+{
+	return devm_request_irq(&tdev->pdev->dev, tdev->err_irq,
+				tern_engine_err_irq, 0, dev_name(&tdev->pdev->dev),
+				tdev);
+}
+
+/**
+ * tern_engines_enable_err_irq() - unmask the error interrupts
+ * @tdev: the device
+ */
+void tern_engines_enable_err_irq(struct tern_device *tdev)
+{
+	tern_write(tdev, TERN_REG_ERR_IRQ_MASK, 0);
 }
 
 /**
@@ -172,7 +238,8 @@ void tern_engine_slot_result(struct tern_engine *eng, unsigned int slot,
 	u32 base = TERN_SLOT_BASE(slot);
 
 	res->outcome = TERN_SLOT_OUTCOME_OF(tern_eng_read(eng, base + TERN_SLOT_STATE));
-	res->run_ns = tern_eng_read64(eng, base + TERN_SLOT_RUN_NS_LO);
+	res->run_ns = tern_read_counter64(eng->tdev, TERN_ENGINE_BASE(eng->id) +
+					  base + TERN_SLOT_RUN_NS_LO);
 	res->done_seq = tern_eng_read(eng, base + TERN_SLOT_DONE_SEQ);
 }
 
@@ -214,9 +281,9 @@ u32 tern_engine_progress(struct tern_engine *eng)
  * tern_engine_reset() - reset one engine
  * @eng: the engine
  *
- * Drops whatever the slots hold (they return to FREE), clears the engine's
- * interrupt status and waits until the engine is idle again.  The
- * writeback address and interrupt mask are programmed again afterwards.
+ * Abandons whatever the slots hold (they return to FREE with outcome NONE,
+ * no writeback, no message) and waits until the engine is IDLE again.  The
+ * interrupt mask, writeback address and progress counter survive the reset.
  *
  * Return: 0, or -ETIMEDOUT if the engine did not come back.
  */
@@ -229,10 +296,22 @@ int tern_engine_reset(struct tern_engine *eng)
 	ret = readl_poll_timeout(eng->regs + TERN_ENG_STATUS, status,
 				 TERN_ENG_STATE(status) == TERN_ENG_STATE_IDLE,
 				 10, TERN_ENG_RESET_TIMEOUT_US);
-	tern_eng_write(eng, TERN_ENG_IRQ_STATUS, ~0u);
-	tern_eng_write(eng, TERN_ENG_WRITEBACK_LO, lower_32_bits(eng->writeback_dma));
-	tern_eng_write(eng, TERN_ENG_WRITEBACK_HI, upper_32_bits(eng->writeback_dma));
+	if (ret)
+		drm_err(&eng->tdev->drm, "engine %u did not come back from reset\n",
+			eng->id);
 	return ret;
+}
+
+/**
+ * tern_engine_busy_ns() - device time the engine spent running slots
+ * @eng: the engine
+ *
+ * Return: TERN_ENG_BUSY_NS.
+ */
+u64 tern_engine_busy_ns(struct tern_engine *eng)
+{
+	return tern_read_counter64(eng->tdev, TERN_ENGINE_BASE(eng->id) +
+				   TERN_ENG_BUSY_NS_LO);
 }
 
 /**

@@ -113,6 +113,8 @@ static inline u64 tern_eng_read64(struct tern_engine *eng, u32 reg_lo)
 
 int tern_engine_init(struct tern_device *tdev, struct tern_engine *eng,
 		     unsigned int id);
+int tern_engines_request_err_irq(struct tern_device *tdev);
+void tern_engines_enable_err_irq(struct tern_device *tdev);
 void tern_engine_set_irq_handler(struct tern_engine *eng,
 				 tern_engine_irq_fn fn, void *data);
 void tern_engine_enable_irqs(struct tern_engine *eng);
@@ -127,6 +129,7 @@ void tern_engine_read_fault(struct tern_engine *eng,
 			    struct tern_fault_info *fault);
 u32 tern_engine_progress(struct tern_engine *eng);
 int tern_engine_reset(struct tern_engine *eng);
+u64 tern_engine_busy_ns(struct tern_engine *eng);
 void tern_engine_tlb_invalidate(struct tern_engine *eng);
 
 #endif /* __TERN_ENGINE_H__ */

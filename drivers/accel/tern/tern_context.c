@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * Copyright (c) 2026 The tern authors
+ */
+
+#include <linux/capability.h>
+#include <linux/dma-fence.h>
+#include <linux/slab.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_print.h>
+
+#include <drm/tern_accel.h>
+
+#include "tern_context.h"
+#include "tern_device.h"
+#include "tern_drv.h"
+#include "tern_vm.h"
+
+/**
+ * DOC: contexts
+ *
+ * A context is a queue of work for one engine, created by an open file with
+ * a priority, an engine class and a hang timeout.  At creation it is bound
+ * to the engine of its class that has the fewest contexts, for its whole
+ * life, and gets a drm_sched entity on that engine's scheduler.
+ *
+ * A context is reference counted: its handle in the file holds one
+ * reference and every job that has not been freed holds one, so a context
+ * destroyed with work in flight lives until that work is done.  Destroying
+ * it (the ioctl, or closing the file) cancels its jobs that did not start
+ * and lets the ones on the engine finish.
+ *
+ * The feeder reports what happens to the context's jobs through
+ * &tern_sched_ctx_ops: a fault moves it to FAULTED, a hang to BANNED (both
+ * refuse further submissions with -EIO), a reset caused by another context
+ * to RESET (still usable; the interrupted job runs again).
+ */
+
+static const enum drm_sched_priority tern_drm_sched_prio[] = {
+	[DRM_TERN_PRIORITY_LOW] = DRM_SCHED_PRIORITY_LOW,
+	[DRM_TERN_PRIORITY_NORMAL] = DRM_SCHED_PRIORITY_NORMAL,
+	[DRM_TERN_PRIORITY_HIGH] = DRM_SCHED_PRIORITY_HIGH,
+};
+
+static struct tern_context *sctx_to_ctx(struct tern_sched_ctx *sctx)
+{
+	return container_of(sctx, struct tern_context, sctx);
+}
+
+static void tern_context_job_completed(struct tern_sched_ctx *sctx,
+				       struct tern_sched_job *job, u64 run_ns)
+{
+	struct tern_context *ctx = sctx_to_ctx(sctx);
+
+	spin_lock(&ctx->state_lock);
+	ctx->jobs_completed++;
+	ctx->busy_ns += run_ns;
+	spin_unlock(&ctx->state_lock);
+}
+
+static void tern_context_job_faulted(struct tern_sched_ctx *sctx,
+				     struct tern_sched_job *job,
+				     const struct tern_fault_info *fault,
+				     u64 run_ns)
+{
+	struct tern_context *ctx = sctx_to_ctx(sctx);
+
+	spin_lock(&ctx->state_lock);
+	ctx->busy_ns += run_ns;
+	if (ctx->state != DRM_TERN_CONTEXT_FAULTED &&
+	    ctx->state != DRM_TERN_CONTEXT_BANNED) {
+		ctx->state = DRM_TERN_CONTEXT_FAULTED;
+		ctx->reason = DRM_TERN_REASON_FAULT;
+		ctx->fault_kind = TERN_FAULT_KIND(fault->info);
+		ctx->fault_offset = TERN_FAULT_OFFSET(fault->info);
+		ctx->fault_addr = fault->addr;
+		ctx->fault_seqno = job->seqno;
+	}
+	spin_unlock(&ctx->state_lock);
+}
+
+static void tern_context_job_hung(struct tern_sched_ctx *sctx,
+				  struct tern_sched_job *job)
+{
+	struct tern_context *ctx = sctx_to_ctx(sctx);
+
+	spin_lock(&ctx->state_lock);
+	ctx->reset_count++;
+	if (ctx->state != DRM_TERN_CONTEXT_FAULTED &&
+	    ctx->state != DRM_TERN_CONTEXT_BANNED) {
+		ctx->state = DRM_TERN_CONTEXT_BANNED;
+		ctx->reason = DRM_TERN_REASON_HANG;
+		ctx->fault_seqno = job->seqno;
+	}
+	spin_unlock(&ctx->state_lock);
+}
+
+static void tern_context_job_reset(struct tern_sched_ctx *sctx,
+				   struct tern_sched_job *job)
+{
+	struct tern_context *ctx = sctx_to_ctx(sctx);
+
+	spin_lock(&ctx->state_lock);
+	ctx->reset_count++;
+	if (ctx->state == DRM_TERN_CONTEXT_ACTIVE) {
+		ctx->state = DRM_TERN_CONTEXT_RESET;
+		ctx->reason = DRM_TERN_REASON_INNOCENT_RESET;
+	}
+	spin_unlock(&ctx->state_lock);
+}
+
+static const struct tern_sched_ctx_ops tern_context_sched_ops = {
+	.completed = tern_context_job_completed,
+	.faulted = tern_context_job_faulted,
+	.hung = tern_context_job_hung,
+	.reset = tern_context_job_reset,
+};
+
+static void tern_context_release(struct kref *ref)
+{
+	struct tern_context *ctx = container_of(ref, struct tern_context, ref);
+	struct tern_device *tdev = ctx->tdev;
+
+	mutex_lock(&tdev->contexts_lock);
+	list_del(&ctx->link);
+	mutex_unlock(&tdev->contexts_lock);
+
+	tern_vm_put(ctx->vm);
+	mutex_destroy(&ctx->submit_lock);
+	kfree(ctx);
+}
+
+/**
+ * tern_context_put() - drop a reference to a context
+ * @ctx: the context
+ */
+void tern_context_put(struct tern_context *ctx)
+{
+	kref_put(&ctx->ref, tern_context_release);
+}
+
+/**
+ * tern_context_lookup() - find a context of a file and take a reference
+ * @tfile: the file
+ * @handle: the context's handle
+ *
+ * Return: the context, or NULL if the file has no such context.
+ */
+struct tern_context *tern_context_lookup(struct tern_file *tfile, u32 handle)
+{
+	struct tern_context *ctx;
+
+	mutex_lock(&tfile->lock);
+	ctx = xa_load(&tfile->contexts, handle);
+	if (ctx)
+		kref_get(&ctx->ref);
+	mutex_unlock(&tfile->lock);
+	return ctx;
+}
+
+/**
+ * tern_context_usable() - may the context take more work?
+ * @ctx: the context
+ *
+ * Return: false once the context faulted or was banned.
+ */
+bool tern_context_usable(struct tern_context *ctx)
+{
+	unsigned long flags;
+	bool usable;
+
+	spin_lock_irqsave(&ctx->state_lock, flags);
+	usable = ctx->state == DRM_TERN_CONTEXT_ACTIVE ||
+		 ctx->state == DRM_TERN_CONTEXT_RESET;
+	spin_unlock_irqrestore(&ctx->state_lock, flags);
+	return usable;
+}
+
+/* the engine of @class with the fewest contexts */
+static struct tern_sched *tern_context_pick_engine(struct tern_device *tdev,
+						   u32 class)
+{
+	struct tern_sched *best = NULL;
+	unsigned int i;
+
+	for (i = 0; i < tdev->engine_count; i++) {
+		struct tern_sched *s = &tdev->sched[i];
+
+		if (tdev->engines[i].class != class)
+			continue;
+		if (!best || atomic_read(&s->ctx_count) < atomic_read(&best->ctx_count))
+			best = s;
+	}
+	return best;
+}
+
+int tern_context_create_ioctl(struct drm_device *drm, void *data,
+			      struct drm_file *file)
+{
+	struct tern_device *tdev = to_tern_device(drm);
+	struct tern_file *tfile = to_tern_file(file);
+	struct drm_tern_context_create *args = data;
+	struct drm_gpu_scheduler *sched_list[1];
+	struct tern_context *ctx;
+	struct tern_sched *sched;
+	u32 timeout_ms;
+	int ret, idx;
+
+	if (args->flags || args->priority > DRM_TERN_PRIORITY_HIGH ||
+	    args->engine_class > DRM_TERN_ENGINE_CLASS_COPY ||
+	    args->timeout_ms > TERN_MAX_TIMEOUT_MS)
+		return -EINVAL;
+	if (args->priority == DRM_TERN_PRIORITY_HIGH && !capable(CAP_SYS_NICE))
+		return -EPERM;
+	timeout_ms = args->timeout_ms ?: TERN_DEFAULT_TIMEOUT_MS;
+
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+
+	sched = tern_context_pick_engine(tdev, args->engine_class);
+	if (!sched) {
+		ret = -ENODEV;
+		goto out_exit;
+	}
+
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx) {
+		ret = -ENOMEM;
+		goto out_exit;
+	}
+	kref_init(&ctx->ref);
+	ctx->tdev = tdev;
+	ctx->priority = args->priority;
+	ctx->engine_class = args->engine_class;
+	ctx->timeout_ms = timeout_ms;
+	ctx->sched = sched;
+	ctx->sctx.ops = &tern_context_sched_ops;
+	ctx->sctx.sched = sched;
+	ctx->sctx.tag = atomic_inc_return(&tdev->next_ctx_tag);
+	ctx->sctx.timeout = msecs_to_jiffies(timeout_ms);
+	ctx->fence_context = dma_fence_context_alloc(1);
+	mutex_init(&ctx->submit_lock);
+	spin_lock_init(&ctx->state_lock);
+	atomic_set(&ctx->pending, 0);
+	INIT_LIST_HEAD(&ctx->link);
+
+	sched_list[0] = &sched->drm;
+	ret = drm_sched_entity_init(&ctx->entity,
+				    tern_drm_sched_prio[args->priority],
+				    sched_list, 1, NULL);
+	if (ret)
+		goto out_free;
+
+	mutex_lock(&tfile->lock);
+	if (tfile->context_count >= TERN_MAX_CONTEXTS_PER_FILE) {
+		ret = -EMFILE;
+		goto out_unlock;
+	}
+	ret = xa_alloc(&tfile->contexts, &ctx->handle, ctx, xa_limit_32b,
+		       GFP_KERNEL);
+	if (ret)
+		goto out_unlock;
+	tfile->context_count++;
+	ctx->vm = tern_vm_get(tfile->vm);
+	atomic_inc(&sched->ctx_count);
+	mutex_lock(&tdev->contexts_lock);
+	list_add_tail(&ctx->link, &tdev->contexts);
+	mutex_unlock(&tdev->contexts_lock);
+	mutex_unlock(&tfile->lock);
+
+	args->handle = ctx->handle;
+	args->engine = sched->eng->id;
+	drm_dev_exit(idx);
+	return 0;
+
+out_unlock:
+	mutex_unlock(&tfile->lock);
+	drm_sched_entity_destroy(&ctx->entity);
+out_free:
+	mutex_destroy(&ctx->submit_lock);
+	kfree(ctx);
+out_exit:
+	drm_dev_exit(idx);
+	return ret;
+}
+
+/* The handle is gone: cancel what did not start, drop the handle's reference. */
+static void tern_context_close(struct tern_context *ctx)
+{
+	tern_sched_ctx_cancel(&ctx->sctx, -ECANCELED);
+	/* jobs still waiting for their in-fences reach run_job (and are
+	 * cancelled there) or are killed by drm_sched
+	 */
+	drm_sched_entity_destroy(&ctx->entity);
+	atomic_dec(&ctx->sched->ctx_count);
+	tern_context_put(ctx);
+}
+
+int tern_context_destroy_ioctl(struct drm_device *drm, void *data,
+			       struct drm_file *file)
+{
+	struct tern_file *tfile = to_tern_file(file);
+	struct drm_tern_context_destroy *args = data;
+	struct tern_context *ctx;
+
+	if (args->pad)
+		return -EINVAL;
+
+	mutex_lock(&tfile->lock);
+	ctx = xa_erase(&tfile->contexts, args->handle);
+	if (ctx)
+		tfile->context_count--;
+	mutex_unlock(&tfile->lock);
+	if (!ctx)
+		return -ENOENT;
+
+	tern_context_close(ctx);
+	return 0;
+}
+
+/**
+ * tern_context_destroy_all() - destroy every context of a closing file
+ * @tfile: the file
+ */
+void tern_context_destroy_all(struct tern_file *tfile)
+{
+	struct tern_context *ctx;
+	unsigned long handle;
+
+	mutex_lock(&tfile->lock);
+	xa_for_each(&tfile->contexts, handle, ctx) {
+		xa_erase(&tfile->contexts, handle);
+		tfile->context_count--;
+		tern_context_close(ctx);
+	}
+	mutex_unlock(&tfile->lock);
+}
+
+int tern_context_get_state_ioctl(struct drm_device *drm, void *data,
+				 struct drm_file *file)
+{
+	struct drm_tern_context_get_state *args = data;
+	struct tern_context *ctx;
+	unsigned long flags;
+
+	if (args->flags)
+		return -EINVAL;
+
+	ctx = tern_context_lookup(to_tern_file(file), args->handle);
+	if (!ctx)
+		return -ENOENT;
+
+	spin_lock_irqsave(&ctx->state_lock, flags);
+	args->state = ctx->state;
+	args->reason = ctx->reason;
+	args->fault_kind = ctx->fault_kind;
+	args->fault_offset = ctx->fault_offset;
+	args->fault_addr = ctx->fault_addr;
+	args->fault_seqno = ctx->fault_seqno;
+	args->reset_count = ctx->reset_count;
+	args->jobs_submitted = ctx->jobs_submitted;
+	args->jobs_completed = ctx->jobs_completed;
+	args->busy_ns = ctx->busy_ns;
+	spin_unlock_irqrestore(&ctx->state_lock, flags);
+
+	tern_context_put(ctx);
+	return 0;
+}
+
+/**
+ * tern_context_busy_ns() - device time used by a file, per engine class
+ * @tfile: the file
+ * @busy_ns_per_class: array of DRM_TERN_ENGINE_CLASS_COPY + 1 entries,
+ *	filled in
+ *
+ * Contexts already destroyed no longer count.
+ */
+void tern_context_busy_ns(struct tern_file *tfile, u64 *busy_ns_per_class)
+{
+	struct tern_context *ctx;
+	unsigned long handle, flags;
+
+	busy_ns_per_class[DRM_TERN_ENGINE_CLASS_COMPUTE] = 0;
+	busy_ns_per_class[DRM_TERN_ENGINE_CLASS_COPY] = 0;
+	mutex_lock(&tfile->lock);
+	xa_for_each(&tfile->contexts, handle, ctx) {
+		spin_lock_irqsave(&ctx->state_lock, flags);
+		busy_ns_per_class[ctx->engine_class] += ctx->busy_ns;
+		spin_unlock_irqrestore(&ctx->state_lock, flags);
+	}
+	mutex_unlock(&tfile->lock);
+}
+
+static const char *const tern_context_state_names[] = {
+	[DRM_TERN_CONTEXT_ACTIVE] = "active",
+	[DRM_TERN_CONTEXT_RESET] = "reset",
+	[DRM_TERN_CONTEXT_FAULTED] = "faulted",
+	[DRM_TERN_CONTEXT_BANNED] = "banned",
+};
+
+/**
+ * tern_context_debugfs_show() - list every context of the device
+ * @tdev: the device
+ * @p: where to print
+ */
+void tern_context_debugfs_show(struct tern_device *tdev, struct drm_printer *p)
+{
+	struct tern_context *ctx;
+	unsigned long flags;
+
+	mutex_lock(&tdev->contexts_lock);
+	list_for_each_entry(ctx, &tdev->contexts, link) {
+		spin_lock_irqsave(&ctx->state_lock, flags);
+		drm_printf(p, "ctx tag %u handle %u vm %u engine %u prio %u timeout %ums: ",
+			   ctx->sctx.tag, ctx->handle, tern_vm_id(ctx->vm),
+			   ctx->sched->eng->id, ctx->priority, ctx->timeout_ms);
+		drm_printf(p, "%s reason %u, jobs %llu/%llu (pending %d), busy %llu ns, resets %u",
+			   tern_context_state_names[ctx->state], ctx->reason,
+			   ctx->jobs_completed, ctx->jobs_submitted,
+			   atomic_read(&ctx->pending), ctx->busy_ns,
+			   ctx->reset_count);
+		if (ctx->state == DRM_TERN_CONTEXT_FAULTED)
+			drm_printf(p, ", fault kind %u addr 0x%llx dword %u job %u",
+				   ctx->fault_kind, ctx->fault_addr,
+				   ctx->fault_offset, ctx->fault_seqno);
+		spin_unlock_irqrestore(&ctx->state_lock, flags);
+		drm_printf(p, "\n");
+	}
+	mutex_unlock(&tdev->contexts_lock);
+}

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/*
+ * Copyright (c) 2026 The tern authors
+ */
+#ifndef __TERN_CONTEXT_H__
+#define __TERN_CONTEXT_H__
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+
+#include <drm/gpu_scheduler.h>
+
+#include "tern_sched.h"
+
+struct drm_device;
+struct drm_file;
+struct drm_printer;
+struct tern_device;
+struct tern_file;
+struct tern_vm;
+
+/**
+ * struct tern_context - a queue of work for one engine, owned by a file
+ * @ref: reference count: the file's handle and every unfinished job
+ * @tdev: the device
+ * @vm: the address space of the owning file (a reference)
+ * @handle: handle in the owning file
+ * @priority: enum drm_tern_priority
+ * @engine_class: enum drm_tern_engine_class
+ * @timeout_ms: hang timeout
+ * @sched: the feeder of the engine the context is bound to
+ * @sctx: the feeder's view of the context
+ * @entity: drm_sched entity resolving its jobs' dependencies
+ * @submit_lock: serialises seqno assignment, arming and pushing of jobs
+ * @fence_context: dma_fence context of its hardware fences
+ * @next_seqno: seqno of the last submitted job
+ * @pending: jobs submitted and not yet freed (limit TERN_MAX_JOBS_PER_CONTEXT)
+ * @link: in the device's list of contexts (debugfs)
+ * @state_lock: protects the fields below
+ * @state: enum drm_tern_context_state
+ * @reason: enum drm_tern_context_reason
+ * @fault_kind: TERN_FAULT_* of the fault
+ * @fault_offset: dword index of the faulting packet
+ * @fault_addr: faulting address
+ * @fault_seqno: seqno of the guilty job
+ * @reset_count: engine resets that hit this context
+ * @jobs_submitted: jobs submitted
+ * @jobs_completed: jobs that completed on the device
+ * @busy_ns: device time of its runs
+ */
+struct tern_context {
+	struct kref ref;
+	struct tern_device *tdev;
+	struct tern_vm *vm;
+	u32 handle;
+	u32 priority;
+	u32 engine_class;
+	u32 timeout_ms;
+
+	struct tern_sched *sched;
+	struct tern_sched_ctx sctx;
+	struct drm_sched_entity entity;
+
+	struct mutex submit_lock; /* see above */
+	u64 fence_context;
+	u32 next_seqno;
+	atomic_t pending;
+	struct list_head link;
+
+	spinlock_t state_lock; /* see above */
+	u32 state;
+	u32 reason;
+	u32 fault_kind;
+	u32 fault_offset;
+	u64 fault_addr;
+	u32 fault_seqno;
+	u32 reset_count;
+	u64 jobs_submitted;
+	u64 jobs_completed;
+	u64 busy_ns;
+};
+
+struct tern_context *tern_context_lookup(struct tern_file *tfile, u32 handle);
+void tern_context_put(struct tern_context *ctx);
+bool tern_context_usable(struct tern_context *ctx);
+void tern_context_destroy_all(struct tern_file *tfile);
+void tern_context_debugfs_show(struct tern_device *tdev, struct drm_printer *p);
+void tern_context_busy_ns(struct tern_file *tfile, u64 *busy_ns_per_class);
+
+int tern_context_create_ioctl(struct drm_device *drm, void *data,
+			      struct drm_file *file);
+int tern_context_destroy_ioctl(struct drm_device *drm, void *data,
+			       struct drm_file *file);
+int tern_context_get_state_ioctl(struct drm_device *drm, void *data,
+				 struct drm_file *file);
+
+#endif /* __TERN_CONTEXT_H__ */
