@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright (c) 2026 The tern authors
+ *
+ * tern-top: per-engine and per-client utilisation of tern devices, from the
+ * DRM usage statistics in /proc/<pid>/fdinfo (drm-engine-<name> keys), in the
+ * manner of intel_gpu_top.  Utilisation is the engine time a client used
+ * between two samples divided by the time between them.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "fdinfo.h"
+
+const char *tool_name = "tern-top";
+
+#define MAX_CLIENTS	256
+
+struct client {
+	int pid;
+	char comm[32];
+	struct drm_fdinfo fi;
+};
+
+struct sample {
+	uint64_t time_ns;
+	unsigned int count;
+	struct client clients[MAX_CLIENTS];
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: tern-top [-d DEVICE] [-i MS] [-n COUNT | --once]\n"
+		"Show how busy each engine of a tern device is, and which processes use it,\n"
+		"from the DRM fdinfo statistics of every process (run as root to see\n"
+		"other users' processes).\n"
+		"\n"
+		"  -d, --device=DEVICE    the device: an index (default 0) or a node path\n"
+		"  -i, --interval=MS      time between samples in ms (default 1000)\n"
+		"  -n, --iterations=COUNT print COUNT samples, then exit (default: until\n"
+		"                         interrupted)\n"
+		"  -1, --once             print one sample and exit (same as -n 1)\n"
+		"  -h, --help             this help\n"
+		"\n"
+		"Exit status: 0 success, 1 failure, 2 bad usage, 3 no tern device,\n"
+		"4 no permission to open the device.\n");
+}
+
+static void read_comm(int pid, char *buf, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	f = fopen(path, "r");
+	if (!f || !fgets(buf, (int)len, f))
+		snprintf(buf, len, "?");
+	else
+		buf[strcspn(buf, "\n")] = 0;
+	if (f)
+		fclose(f);
+}
+
+static bool seen_client(const struct sample *s, uint64_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->count; i++)
+		if (s->clients[i].fi.client_id == id)
+			return true;
+	return false;
+}
+
+/* Every tern client of device @pdev ("" for any) but this process. */
+static void take_sample(struct sample *s, const char *pdev)
+{
+	struct dirent *pe;
+	DIR *proc;
+
+	s->count = 0;
+	s->time_ns = tool_now_ns();
+	proc = opendir("/proc");
+	if (!proc)
+		return;
+	while ((pe = readdir(proc)) && s->count < MAX_CLIENTS) {
+		char dir[64];
+		struct dirent *fe;
+		DIR *fds;
+		int pid;
+
+		if (!isdigit((unsigned char)pe->d_name[0]))
+			continue;
+		pid = atoi(pe->d_name);
+		if (pid == getpid())
+			continue;
+		snprintf(dir, sizeof(dir), "/proc/%d/fdinfo", pid);
+		fds = opendir(dir);
+		if (!fds)
+			continue;
+		while ((fe = readdir(fds)) && s->count < MAX_CLIENTS) {
+			struct client *c = &s->clients[s->count];
+			char path[320], text[4096];
+			ssize_t n;
+			int fd;
+
+			if (!isdigit((unsigned char)fe->d_name[0]))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dir, fe->d_name);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			n = read(fd, text, sizeof(text) - 1);
+			close(fd);
+			if (n <= 0)
+				continue;
+			text[n] = 0;
+			if (drm_fdinfo_parse(text, &c->fi) || strcmp(c->fi.driver, "tern"))
+				continue;
+			if (pdev[0] && c->fi.pdev[0] && strcmp(pdev, c->fi.pdev))
+				continue;
+			/* a file shared by several fds or processes is one client */
+			if (c->fi.has_client_id && seen_client(s, c->fi.client_id))
+				continue;
+			c->pid = pid;
+			read_comm(pid, c->comm, sizeof(c->comm));
+			s->count++;
+		}
+		closedir(fds);
+	}
+	closedir(proc);
+}
+
+static const struct client *find_client(const struct sample *s, const struct client *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->count; i++)
+		if (s->clients[i].fi.client_id == c->fi.client_id &&
+		    s->clients[i].pid == c->pid)
+			return &s->clients[i];
+	return NULL;
+}
+
+/* Busy fraction of engine @name of client @c since @prev, in percent. */
+static double busy_pct(const struct client *c, const struct client *prev, const char *name,
+		       uint64_t dt)
+{
+	const struct fdinfo_engine *e = drm_fdinfo_engine(&c->fi, name);
+	const struct fdinfo_engine *p = prev ? drm_fdinfo_engine(&prev->fi, name) : NULL;
+	double pct;
+
+	if (!e || !p || e->busy_ns < p->busy_ns || !dt)
+		return 0.0;
+	pct = 100.0 * (double)(e->busy_ns - p->busy_ns) / ((double)dt * (e->capacity ? e->capacity : 1));
+	return pct > 100.0 ? 100.0 : pct;
+}
+
+static void bar(double pct, char *buf, int width)
+{
+	int fill = (int)(pct * width / 100.0 + 0.5), i;
+
+	for (i = 0; i < width; i++)
+		buf[i] = i < fill ? '#' : ' ';
+	buf[width] = 0;
+}
+
+static void show(const struct tern_device_info *info, const struct sample *prev,
+		 const struct sample *cur, bool clear)
+{
+	char names[FDINFO_MAX_ENGINES][32];
+	uint64_t dt = cur->time_ns - prev->time_ns;
+	unsigned int n = 0, i, e;
+	char b[41];
+
+	/* the engines any client reports, in the order first seen */
+	for (i = 0; i < cur->count; i++)
+		for (e = 0; e < cur->clients[i].fi.engine_count; e++) {
+			const char *name = cur->clients[i].fi.engines[e].name;
+			unsigned int j;
+
+			for (j = 0; j < n && strcmp(names[j], name); j++)
+				;
+			if (j == n && n < FDINFO_MAX_ENGINES)
+				snprintf(names[n++], sizeof(names[0]), "%s", name);
+		}
+
+	if (clear)
+		printf("\033[H\033[2J");
+	printf("tern-top - %s%s%s, %u engines, %u client%s, %.0f ms sample\n",
+	       info->path, info->pci_slot[0] ? " at " : "", info->pci_slot,
+	       info->engine_count, cur->count, cur->count == 1 ? "" : "s", dt / 1e6);
+	printf("\n%-16s %7s  %s\n", "ENGINE", "BUSY", "");
+	for (e = 0; e < n; e++) {
+		double total = 0.0;
+
+		for (i = 0; i < cur->count; i++)
+			total += busy_pct(&cur->clients[i], find_client(prev, &cur->clients[i]),
+					  names[e], dt);
+		if (total > 100.0)
+			total = 100.0;
+		bar(total, b, 40);
+		printf("%-16s %6.1f%%  |%s|\n", names[e], total, b);
+	}
+	if (!n)
+		printf("(no engine activity reported: no tern client is running)\n");
+
+	printf("\n%7s %8s %-16s %10s", "PID", "CLIENT", "NAME", "MEM(KiB)");
+	for (e = 0; e < n; e++)
+		printf(" %9.9s", names[e]);
+	printf("\n");
+	for (i = 0; i < cur->count; i++) {
+		const struct client *c = &cur->clients[i];
+		const struct client *p = find_client(prev, c);
+
+		printf("%7d %8" PRIu64 " %-16.16s %10" PRIu64, c->pid, c->fi.client_id, c->comm,
+		       c->fi.resident_bytes >> 10);
+		for (e = 0; e < n; e++)
+			printf(" %8.1f%%", busy_pct(c, p, names[e], dt));
+		printf("\n");
+	}
+	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "device", required_argument, NULL, 'd' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "once", no_argument, NULL, '1' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t interval_ms = 1000, iterations = 0, it;
+	struct sample *prev, *cur, *tmp;
+	const char *spec = NULL;
+	struct tern_device *dev;
+	struct timespec ts;
+	bool clear;
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, "d:i:n:1h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			spec = optarg;
+			break;
+		case 'i':
+			if (tool_parse_u64(optarg, &interval_ms) || !interval_ms ||
+			    interval_ms > 3600000) {
+				fprintf(stderr, "%s: bad interval \"%s\" (1 to 3600000 ms)\n",
+					tool_name, optarg);
+				return TOOL_EXIT_USAGE;
+			}
+			break;
+		case 'n':
+			if (tool_parse_u64(optarg, &iterations) || !iterations) {
+				fprintf(stderr, "%s: bad count \"%s\"\n", tool_name, optarg);
+				return TOOL_EXIT_USAGE;
+			}
+			break;
+		case '1':
+			iterations = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return TOOL_EXIT_OK;
+		default:
+			usage(stderr);
+			return TOOL_EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return TOOL_EXIT_USAGE;
+	}
+
+	ret = tool_open(spec, &dev);
+	if (ret)
+		return ret;
+	prev = calloc(1, sizeof(*prev));
+	cur = calloc(1, sizeof(*cur));
+	if (!prev || !cur) {
+		fprintf(stderr, "%s: out of memory\n", tool_name);
+		free(prev);
+		free(cur);
+		tern_device_close(dev);
+		return TOOL_EXIT_FAIL;
+	}
+	clear = isatty(STDOUT_FILENO) && iterations != 1;
+	take_sample(prev, tern_device_info(dev)->pci_slot);
+	for (it = 0; !iterations || it < iterations; it++) {
+		ts.tv_sec = (time_t)(interval_ms / 1000);
+		ts.tv_nsec = (long)(interval_ms % 1000) * 1000000;
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+		take_sample(cur, tern_device_info(dev)->pci_slot);
+		if (it && !clear)
+			printf("\n");
+		show(tern_device_info(dev), prev, cur, clear);
+		tmp = prev;
+		prev = cur;
+		cur = tmp;
+	}
+	free(prev);
+	free(cur);
+	tern_device_close(dev);
+	return TOOL_EXIT_OK;
+}
