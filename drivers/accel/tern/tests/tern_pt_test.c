@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * Copyright (c) 2026 The tern authors
+ *
+ * KUnit tests of the page-table code, with a fake table allocator that
+ * counts tables, fails on request and lets the test walk the tables the way
+ * the device does.
+ */
+
+#include <kunit/test.h>
+#include <linux/slab.h>
+
+#include "../tern_pt.c"
+
+#define PAGE4K		TERN_PAGE_SIZE
+#define FAKE_TABLES	64
+#define FAKE_DEV_BASE	0x0000123400000000ull	/* above 4 GiB on purpose */
+
+/**
+ * struct tern_fake_alloc - table allocator of the tests
+ * @test: the running test
+ * @calls: alloc_table calls so far
+ * @fail_at: fail the alloc_table call of this number (1-based), 0: never
+ * @allocs: tables handed out
+ * @frees: tables given back
+ * @next_dev: next fake bus address
+ * @cpu: CPU address of each live table, indexed like @dev
+ * @dev: bus address of each live table, 0 if the entry is unused
+ */
+struct tern_fake_alloc {
+	struct kunit *test;
+	unsigned int calls;
+	unsigned int fail_at;
+	unsigned int allocs;
+	unsigned int frees;
+	u64 next_dev;
+	void *cpu[FAKE_TABLES];
+	u64 dev[FAKE_TABLES];
+};
+
+static void *tern_fake_alloc_table(void *priv, u64 *dev_addr)
+{
+	struct tern_fake_alloc *fa = priv;
+	unsigned int i;
+	void *table;
+
+	if (++fa->calls == fa->fail_at)
+		return NULL;
+	for (i = 0; i < FAKE_TABLES && fa->dev[i]; i++)
+		;
+	KUNIT_ASSERT_LT(fa->test, i, FAKE_TABLES);
+
+	table = kmalloc(PAGE4K, GFP_KERNEL);
+	if (!table)
+		return NULL;
+	/* The tree must not rely on zeroed memory. */
+	memset(table, 0xa5, PAGE4K);
+	fa->cpu[i] = table;
+	fa->dev[i] = fa->next_dev;
+	fa->next_dev += PAGE4K;
+	fa->allocs++;
+	*dev_addr = fa->dev[i];
+	return table;
+}
+
+static void tern_fake_free_table(void *priv, void *table, u64 dev_addr)
+{
+	struct tern_fake_alloc *fa = priv;
+	unsigned int i;
+
+	for (i = 0; i < FAKE_TABLES; i++) {
+		if (fa->dev[i] == dev_addr) {
+			KUNIT_EXPECT_PTR_EQ(fa->test, fa->cpu[i], table);
+			fa->dev[i] = 0;
+			fa->cpu[i] = NULL;
+			fa->frees++;
+			kfree(table);
+			return;
+		}
+	}
+	KUNIT_FAIL(fa->test, "freeing unknown table %#llx", dev_addr);
+}
+
+static const struct tern_pt_ops tern_fake_ops = {
+	.alloc_table = tern_fake_alloc_table,
+	.free_table = tern_fake_free_table,
+};
+
+static unsigned int tern_fake_live(struct tern_fake_alloc *fa)
+{
+	return fa->allocs - fa->frees;
+}
+
+static __le64 *tern_fake_table(struct tern_fake_alloc *fa, u64 dev_addr)
+{
+	unsigned int i;
+
+	for (i = 0; i < FAKE_TABLES; i++)
+		if (fa->dev[i] && fa->dev[i] == dev_addr)
+			return fa->cpu[i];
+	return NULL;
+}
+
+/* Translate @va the way the device does: from the root, through memory. */
+static int tern_fake_walk(struct tern_fake_alloc *fa, u64 root, u64 va, u64 *pte)
+{
+	u64 table_addr = root;
+	int level;
+
+	for (level = TERN_PT_LEVELS - 1; level >= 0; level--) {
+		__le64 *table = tern_fake_table(fa, table_addr);
+		u64 entry;
+
+		KUNIT_ASSERT_NOT_NULL_MSG(fa->test, table,
+					  "entry points to no table: %#llx",
+					  table_addr);
+		entry = le64_to_cpu(table[TERN_PT_INDEX(va, level)]);
+		if (!(entry & TERN_PTE_VALID))
+			return -ENOENT;
+		if (!level) {
+			*pte = entry;
+			return 0;
+		}
+		KUNIT_EXPECT_EQ(fa->test, entry & ~TERN_PTE_ADDR_MASK,
+				(u64)TERN_PTE_VALID);
+		table_addr = entry & TERN_PTE_ADDR_MASK;
+	}
+	return -ENOENT;
+}
+
+struct tern_pt_fixture {
+	struct tern_fake_alloc fa;
+	struct tern_pt pt;
+};
+
+static int tern_pt_test_init(struct kunit *test)
+{
+	struct tern_pt_fixture *f;
+
+	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	f->fa.test = test;
+	f->fa.next_dev = FAKE_DEV_BASE;
+	KUNIT_ASSERT_EQ(test, tern_pt_init(&f->pt, &tern_fake_ops, &f->fa), 0);
+	test->priv = f;
+	return 0;
+}
+
+static void tern_pt_test_exit(struct kunit *test)
+{
+	struct tern_pt_fixture *f = test->priv;
+
+	tern_pt_fini(&f->pt);
+	KUNIT_EXPECT_EQ(test, tern_fake_live(&f->fa), 0);
+	KUNIT_EXPECT_EQ(test, f->pt.nr_tables, 0);
+}
+
+/* Fake page addresses: distinct, aligned, above 4 GiB. */
+static u64 *tern_pages(struct kunit *test, u64 n, u64 base)
+{
+	u64 *pages, i;
+
+	pages = kunit_kcalloc(test, n, sizeof(*pages), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+	for (i = 0; i < n; i++)
+		pages[i] = base + i * 3 * PAGE4K;
+	return pages;
+}
+
+/* Both the CPU-side lookup and the device-side walk agree on @va. */
+static void tern_expect_mapped(struct kunit *test, struct tern_pt_fixture *f,
+			       u64 va, u64 want)
+{
+	u64 pte = 0, walked = 0;
+
+	KUNIT_EXPECT_EQ_MSG(test, tern_pt_lookup(&f->pt, va, &pte), 0,
+			    "va %#llx", va);
+	KUNIT_EXPECT_EQ_MSG(test, pte, want, "va %#llx", va);
+	KUNIT_EXPECT_EQ_MSG(test, tern_fake_walk(&f->fa, tern_pt_root(&f->pt),
+						 va, &walked), 0, "va %#llx", va);
+	KUNIT_EXPECT_EQ_MSG(test, walked, want, "va %#llx", va);
+}
+
+static void tern_expect_unmapped(struct kunit *test, struct tern_pt_fixture *f,
+				 u64 va)
+{
+	u64 pte;
+
+	KUNIT_EXPECT_EQ_MSG(test, tern_pt_lookup(&f->pt, va, &pte), -ENOENT,
+			    "va %#llx", va);
+	KUNIT_EXPECT_EQ_MSG(test, tern_fake_walk(&f->fa, tern_pt_root(&f->pt),
+						 va, &pte), -ENOENT,
+			    "va %#llx", va);
+}
+
+static void tern_pt_empty(struct kunit *test)
+{
+	struct tern_pt_fixture *f = test->priv;
+
+	KUNIT_EXPECT_EQ(test, tern_fake_live(&f->fa), 1);
+	KUNIT_EXPECT_EQ(test, f->pt.nr_tables, 1);
+	KUNIT_EXPECT_EQ(test, tern_pt_root(&f->pt), FAKE_DEV_BASE);
+	tern_expect_unmapped(test, f, 0);
+	tern_expect_unmapped(test, f, 0x7ffffffff000ull);
+}
+
+static void tern_pt_map_one(struct kunit *test)
+{
+	struct tern_pt_fixture *f = test->priv;
+	u64 page = 0xabcdef000ull;
+
+	KUNIT_ASSERT_EQ(test, tern_pt_map(&f->pt, 0x1000, &page, 1,
+					  TERN_PTE_WRITABLE), 0);
+	KUNIT_EXPECT_EQ(test, f->pt.nr_tables, 4);
+	KUNIT_EXPECT_EQ(test, tern_fake_live(&f->fa), 4);
+	tern_expect_mapped(test, f, 0x1000, page | TERN_PTE_VALID | TERN_PTE_WRITABLE);
+	/* Any address inside the page translates. */
+	tern_expect_mapped(test, f, 0x1ffc, page | TERN_PTE_VALID | TERN_PTE_WRITABLE);
+	tern_expect_unmapped(test, f, 0x0);
+	tern_expect_unmapped(test, f, 0x2000);
+
+	tern_pt_unmap(&f->pt, 0x1000, 1);
+	tern_expect_unmapped(test, f, 0x1000);
+	KUNIT_EXPECT_EQ(test, f->pt.nr_tables, 1);
+	KUNIT_EXPECT_EQ(test, tern_fake_live(&f->fa), 1);
+}
+
+static void tern_pt_flags(struct kunit *test)
+{
+	struct tern_pt_fixture *f = test->priv;
+	u64 pages[3] = { 0x10000, 0x20000, 0x30000 };
+
+	KUNIT_ASSERT_EQ(test, tern_pt_map(&f->pt, 0x10000, &pages[0], 1, 0), 0);
+	KUNIT_ASSERT_EQ(test, tern_pt_map(&f->pt, 0x11000, &pages[1], 1,
+					  TERN_PTE_LOCAL), 0);
+	KUNIT_ASSERT_EQ(test, tern_pt_map(&f->pt, 0x12000, &pages[2], 1,
+					  TERN_PTE_LOCAL | TERN_PTE_WRITABLE), 0);
+	tern_expect_mapped(test, f, 0x10000, 0x10000 | TERN_PTE_VALID);
+	tern_expect_mapped(test, f, 0x11000, 0x20000 | TERN_PTE_VALID | TERN_PTE_LOCAL);
+	tern_expect_mapped(test, f, 0x12000, 0x30000 | TERN_PTE_VALID |
+			   TERN_PTE_LOCAL | TERN_PTE_WRITABLE);
+	/* One leaf table holds all three. */
+	KUNIT_EXPECT_EQ(test, f->pt.nr_tables, 4);
+
+	KUNIT_EXPECT_EQ(test, tern_pt_map(&f->pt, 0x13000, &pages[0], 1,
+					  TERN_PTE_VALID), -EINVAL);
+	KUNIT_EXPECT_EQ(test, tern_pt_map(&f->pt, 0x13000, &pages[0], 1,
+					  BIT_ULL(3)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, tern_pt_map(&f->pt, 0x13000, &pages[0], 1,
+					  BIT_ULL(63)), -EINVAL);
+	tern_expect_unmapped(test, f, 0x13000);
+}
+
+/*
+ * A range crossing the boundary of a leaf table (2 MiB), a level-1 table
+ * (1 GiB) and a level-2 table (512 GiB) at once.
+ */
+static void tern_pt_cross_boundaries(struct kunit *test)
+{
+	struct tern_pt_fixture *f = test->priv;
+	const u64 va = (1ull << 39) - 2 * PAGE4K;
+	u64 *pages = tern_pages(test, 4, 0x100000000ull);
+	u64 i;
+
+	KUNIT_ASSERT_EQ(test, tern_pt_map(&f->pt, va, pages, 4, TERN_PTE_WRITABLE), 0);
+	/* root + two tables at each of the three lower levels */
+	KUNIT_EXPECT_EQ(test, f->pt.nr_tables, 7);
+	for (i = 0; i < 4; i++)
+		tern_expect_mapped(test, f, va + i * PAGE4K, pages[i] |
+				   TERN_PTE_VALID | TERN_PTE_WRITABLE);
+	tern_expect_unmapped(test, f, va - PAGE4K);
+	tern_expect_unmapped(test, f, va + 4 * PAGE4K);
+
+	/* Unmapping the lower half frees the lower branch only. */
+	tern_pt_unmap(&f->pt, va, 2);
+	KUNIT_EXPECT_EQ(test, f->pt.nr_tables, 4);
+	tern_expect_unmapped(test, f, va);
+	tern_expect_unmapped(test, f, va + PAGE4K);
+	tern_expect_mapped(test, f, va + 2 * PAGE4K,
+			   pages[2] | TERN_PTE_VALID | TERN_PTE_WRITABLE);
+
+	/* Unmapping more than is mapped is fine. */
+	tern_pt_unmap(&f->pt, va - 16 * PAGE4K, 64);
+	KUNIT_EXPECT_EQ(test, f->pt.nr_tables, 1);
+	KUNIT_EXPECT_EQ(test, tern_fake_live(&f->fa), 1);
+}
+
+static void tern_pt_top_of_va_space(struct kunit *test)
+{
+	struct tern_pt_fixture *f = test->priv;
+	const u64 top = (1ull << TERN_VA_BITS) - PAGE4K;
+	u64 page = 0x5000;
+
+	KUNIT_ASSERT_EQ(test, tern_pt_map(&f->pt, top, &page, 1, 0), 0);
+	tern_expect_mapped(test, f, top + 0xfff, page | TERN_PTE_VALID);
+	tern_pt_unmap(&f->pt, top, 1);
+	KUNIT_EXPECT_EQ(test, f->pt.nr_tables, 1);
+}
+
+static void tern_pt_bad_arguments(struct kunit *test)
+{
+	struct tern_pt_fixture *f = test->priv;
+	const u64 end = 1ull << TERN_VA_BITS;
+	u64 pages[2] = { 0x1000, 0x2000 };
+	u64 bad;
+	u64 pte;
+
+	KUNIT_EXPECT_EQ(test, tern_pt_map(&f->pt, 0x1001, pages, 1, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, tern_pt_map(&f->pt, 0x1800, pages, 1, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, tern_pt_map(&f->pt, 0x1000, pages, 0, 0), -EINVAL);
+	bad = 0x1234;
+	KUNIT_EXPECT_EQ(test, tern_pt_map(&f->pt, 0x1000, &bad, 1, 0), -EINVAL);
+	bad = 1ull << 52;
+	KUNIT_EXPECT_EQ(test, tern_pt_map(&f->pt, 0x1000, &bad, 1, 0), -EINVAL);
+	/* A bad second page address maps nothing at all. */
+	pages[1] = 0x2001;
+	KUNIT_EXPECT_EQ(test, tern_pt_map(&f->pt, 0x1000, pages, 2, 0), -EINVAL);
+	pages[1] = 0x2000;
+
+	KUNIT_EXPECT_EQ(test, tern_pt_map(&f->pt, end, pages, 1, 0), -ERANGE);
+	KUNIT_EXPECT_EQ(test, tern_pt_map(&f->pt, end - PAGE4K, pages, 2, 0), -ERANGE);
+	KUNIT_EXPECT_EQ(test, tern_pt_map(&f->pt, 0, pages, U64_MAX, 0), -ERANGE);
+	KUNIT_EXPECT_EQ(test, tern_pt_map(&f->pt, 0xfffffffffffff000ull, pages, 1, 0),
+			-ERANGE);
+	KUNIT_EXPECT_EQ(test, tern_pt_lookup(&f->pt, end, &pte), -ERANGE);
+
+	/* Nothing of the above allocated a table. */
+	KUNIT_EXPECT_EQ(test, f->fa.calls, 1);
+	KUNIT_EXPECT_EQ(test, f->pt.nr_tables, 1);
+	tern_expect_unmapped(test, f, 0x1000);
+}
+
+static void tern_pt_no_overwrite(struct kunit *test)
+{
+	struct tern_pt_fixture *f = test->priv;
+	u64 *pages = tern_pages(test, 8, 0x200000000ull);
+	u64 other[3] = { 0x7000, 0x8000, 0x9000 };
+
+	KUNIT_ASSERT_EQ(test, tern_pt_map(&f->pt, 0x1000, pages, 3, 0), 0);
+	KUNIT_EXPECT_EQ(test, tern_pt_map(&f->pt, 0x0, other, 2, 0), -EEXIST);
+	KUNIT_EXPECT_EQ(test, tern_pt_map(&f->pt, 0x3000, other, 1, 0), -EEXIST);
+	tern_expect_unmapped(test, f, 0x0);
+	tern_expect_mapped(test, f, 0x1000, pages[0] | TERN_PTE_VALID);
+	tern_expect_mapped(test, f, 0x3000, pages[2] | TERN_PTE_VALID);
+	KUNIT_EXPECT_EQ(test, f->pt.nr_tables, 4);
+
+	/*
+	 * Conflict after new tables were made for the first pages: the range
+	 * starts in a fresh leaf table and ends on a mapped page of the next.
+	 */
+	KUNIT_ASSERT_EQ(test, tern_pt_map(&f->pt, 0x40000000, pages, 1, 0), 0);
+	KUNIT_EXPECT_EQ(test, f->pt.nr_tables, 6);
+	KUNIT_EXPECT_EQ(test, tern_pt_map(&f->pt, 0x40000000 - 4 * PAGE4K, pages,
+					  5, 0), -EEXIST);
+	KUNIT_EXPECT_EQ(test, f->pt.nr_tables, 6);
+	KUNIT_EXPECT_EQ(test, tern_fake_live(&f->fa), 6);
+	tern_expect_unmapped(test, f, 0x40000000 - 4 * PAGE4K);
+	tern_expect_mapped(test, f, 0x40000000, pages[0] | TERN_PTE_VALID);
+}
+
+/*
+ * Whichever table allocation fails, a map that needs six new tables leaves
+ * no mapping and no table behind.
+ */
+static void tern_pt_alloc_failure(struct kunit *test)
+{
+	struct tern_pt_fixture *f = test->priv;
+	const u64 va = (1ull << 39) - 2 * PAGE4K;
+	u64 *pages = tern_pages(test, 4, 0x100000000ull);
+	u64 keep = 0x9000;
+	unsigned int n, i;
+
+	/* An unrelated mapping that must survive every failure. */
+	KUNIT_ASSERT_EQ(test, tern_pt_map(&f->pt, 1ull << 40, &keep, 1, 0), 0);
+	KUNIT_ASSERT_EQ(test, f->pt.nr_tables, 4);
+
+	for (n = 1; n <= 6; n++) {
+		f->fa.fail_at = f->fa.calls + n;
+		KUNIT_EXPECT_EQ_MSG(test, tern_pt_map(&f->pt, va, pages, 4, 0),
+				    -ENOMEM, "failing allocation %u", n);
+		KUNIT_EXPECT_EQ_MSG(test, f->pt.nr_tables, 4,
+				    "failing allocation %u", n);
+		KUNIT_EXPECT_EQ_MSG(test, tern_fake_live(&f->fa), 4,
+				    "failing allocation %u", n);
+		for (i = 0; i < 4; i++)
+			tern_expect_unmapped(test, f, va + i * PAGE4K);
+		tern_expect_mapped(test, f, 1ull << 40, keep | TERN_PTE_VALID);
+	}
+
+	f->fa.fail_at = f->fa.calls + 7;
+	KUNIT_EXPECT_EQ(test, tern_pt_map(&f->pt, va, pages, 4, 0), 0);
+	KUNIT_EXPECT_EQ(test, f->pt.nr_tables, 10);
+	for (i = 0; i < 4; i++)
+		tern_expect_mapped(test, f, va + i * PAGE4K, pages[i] | TERN_PTE_VALID);
+}
+
+static void tern_pt_init_failure(struct kunit *test)
+{
+	struct tern_fake_alloc *fa;
+	struct tern_pt pt;
+
+	fa = kunit_kzalloc(test, sizeof(*fa), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, fa);
+	fa->test = test;
+	fa->next_dev = FAKE_DEV_BASE;
+	fa->fail_at = 1;
+	KUNIT_EXPECT_EQ(test, tern_pt_init(&pt, &tern_fake_ops, fa), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, fa->allocs, 0);
+	/* fini after a failed init is harmless */
+	tern_pt_fini(&pt);
+}
+
+/* Many pages, then every other one unmapped, then the rest. */
+static void tern_pt_sparse_unmap(struct kunit *test)
+{
+	struct tern_pt_fixture *f = test->priv;
+	const u64 n = 1024, va = 0x3ff000;	/* crosses two leaf boundaries */
+	u64 *pages = tern_pages(test, n, 0x300000000ull);
+	u64 i;
+
+	KUNIT_ASSERT_EQ(test, tern_pt_map(&f->pt, va, pages, n, TERN_PTE_WRITABLE), 0);
+	KUNIT_EXPECT_EQ(test, f->pt.nr_tables, 6);
+	for (i = 0; i < n; i += 2)
+		tern_pt_unmap(&f->pt, va + i * PAGE4K, 1);
+	for (i = 0; i < n; i++) {
+		if (i % 2)
+			tern_expect_mapped(test, f, va + i * PAGE4K, pages[i] |
+					   TERN_PTE_VALID | TERN_PTE_WRITABLE);
+		else
+			tern_expect_unmapped(test, f, va + i * PAGE4K);
+	}
+	/* The first leaf table held only page 0: it is gone. */
+	KUNIT_EXPECT_EQ(test, f->pt.nr_tables, 5);
+	for (i = 1; i < n; i += 2)
+		tern_pt_unmap(&f->pt, va + i * PAGE4K, 1);
+	KUNIT_EXPECT_EQ(test, f->pt.nr_tables, 1);
+	KUNIT_EXPECT_EQ(test, tern_fake_live(&f->fa), 1);
+}
+
+/* fini frees the tables of mappings still present. */
+static void tern_pt_fini_with_mappings(struct kunit *test)
+{
+	struct tern_pt_fixture *f = test->priv;
+	u64 *pages = tern_pages(test, 4, 0x100000000ull);
+
+	KUNIT_ASSERT_EQ(test, tern_pt_map(&f->pt, 0x1000, pages, 2, 0), 0);
+	KUNIT_ASSERT_EQ(test, tern_pt_map(&f->pt, 1ull << 40, pages + 2, 2, 0), 0);
+	KUNIT_EXPECT_EQ(test, f->pt.nr_tables, 7);
+	/* tern_pt_test_exit() checks that everything is freed. */
+}
+
+static struct kunit_case tern_pt_cases[] = {
+	KUNIT_CASE(tern_pt_empty),
+	KUNIT_CASE(tern_pt_map_one),
+	KUNIT_CASE(tern_pt_flags),
+	KUNIT_CASE(tern_pt_cross_boundaries),
+	KUNIT_CASE(tern_pt_top_of_va_space),
+	KUNIT_CASE(tern_pt_bad_arguments),
+	KUNIT_CASE(tern_pt_no_overwrite),
+	KUNIT_CASE(tern_pt_alloc_failure),
+	KUNIT_CASE(tern_pt_init_failure),
+	KUNIT_CASE(tern_pt_sparse_unmap),
+	KUNIT_CASE(tern_pt_fini_with_mappings),
+	{}
+};
+
+static struct kunit_suite tern_pt_suite = {
+	.name = "tern_pt",
+	.init = tern_pt_test_init,
+	.exit = tern_pt_test_exit,
+	.test_cases = tern_pt_cases,
+};
+
+kunit_test_suite(tern_pt_suite);
