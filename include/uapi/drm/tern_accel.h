@@ -614,7 +614,8 @@ struct drm_tern_sync {
  * refuses (counts, dimensions, alignment, timeout, reduction op);
  * -E2BIG @cmdbuf_size above buf_size_max;
  * -EPERM the buffer holds a privileged packet;
- * -ENOEXEC the buffer holds an unknown opcode;
+ * -ENOEXEC the buffer holds an unknown opcode, or a compute packet (VECADD,
+ * SAXPY, GEMM, REDUCE) on a copy-engine context;
  * -EBADMSG a packet header has reserved bits set, a wrong length, or runs
  * past the end of the buffer;
  * -EFAULT a user pointer cannot be read;
@@ -654,6 +655,173 @@ struct drm_tern_submit {
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_TERN_SUBMIT, struct drm_tern_submit)
 
 /* ---- end of the driver core's ioctls ---- */
+
+/*
+ * ---- ioctls: buffer objects and address spaces (memory management) ----
+ */
+
+/**
+ * DOC: tern memory
+ *
+ * Memory is allocated as buffer objects (BOs), named by GEM handles local
+ * to the open file.  A BO is used by the device only through the address
+ * space of the file: each open file of the device has its own, with its own
+ * page tables, and DRM_IOCTL_TERN_VM_BIND maps a range of a BO at a virtual
+ * address (VA) of it.  All contexts of a file share its address space.  VAs
+ * are 48 bits (&drm_tern_get_info.va_bits); the first
+ * %DRM_TERN_VA_START bytes are never mapped, so that a zero or small VA
+ * always faults.  Every size, offset and VA of these ioctls is a multiple of
+ * %DRM_TERN_PAGE_SIZE.
+ *
+ * A BO's pages stay allocated and pinned while it is mapped; a mapping keeps
+ * the BO alive after its handle is closed, until it is unmapped or the file
+ * is closed.  Unmapping waits until every job submitted before it on the
+ * file has finished, so the device never touches memory that was unmapped.
+ *
+ * BOs are shared between files and processes with dma-buf (PRIME:
+ * DRM_IOCTL_PRIME_HANDLE_TO_FD and DRM_IOCTL_PRIME_FD_TO_HANDLE), and mapped
+ * into the CPU with mmap() on the device file at &drm_tern_bo_info.mmap_offset.
+ */
+
+/** DRM_TERN_PAGE_SIZE - granule of BO sizes, offsets and VAs */
+#define DRM_TERN_PAGE_SIZE		4096ull
+/** DRM_TERN_VA_START - lowest VA that can be mapped */
+#define DRM_TERN_VA_START		0x10000ull
+
+/**
+ * enum drm_tern_bo_placement - where the memory of a BO lives
+ * @DRM_TERN_BO_PLACEMENT_SYSTEM: system memory, reached by the device over
+ *	PCI through the page tables
+ * @DRM_TERN_BO_PLACEMENT_LOCAL: device-local memory.  Reserved: the driver
+ *	cannot yet move BOs in and out of local memory, so creating one fails
+ *	with -EOPNOTSUPP.  Once it can, this value keeps its meaning.
+ */
+enum drm_tern_bo_placement {
+	DRM_TERN_BO_PLACEMENT_SYSTEM = 0,
+	DRM_TERN_BO_PLACEMENT_LOCAL = 1,
+};
+
+/**
+ * struct drm_tern_bo_create - DRM_IOCTL_TERN_BO_CREATE: allocate a BO
+ * @size: in: size in bytes, 1 to &drm_tern_get_info.max_bo_size; out: the
+ *	size rounded up to a multiple of %DRM_TERN_PAGE_SIZE
+ * @flags: in: must be 0
+ * @placement: in: enum drm_tern_bo_placement
+ * @handle: out: GEM handle of the new BO, non-zero
+ * @pad: must be 0
+ *
+ * The BO's memory is zeroed and allocated when it is first used (mapped
+ * into the device or touched through mmap()).  Close the handle with
+ * DRM_IOCTL_GEM_CLOSE.
+ *
+ * Errors: -EINVAL flags or pad not 0, @size 0, or an unknown @placement;
+ * -E2BIG @size above &drm_tern_get_info.max_bo_size; -EOPNOTSUPP
+ * %DRM_TERN_BO_PLACEMENT_LOCAL; -ENOMEM; -ENODEV the device is gone.
+ */
+struct drm_tern_bo_create {
+	__u64 size;
+	__u32 flags;
+	__u32 placement;
+	__u32 handle;
+	__u32 pad;
+};
+
+/**
+ * struct drm_tern_bo_info - DRM_IOCTL_TERN_BO_INFO: describe a BO
+ * @handle: in: GEM handle of the BO
+ * @flags: in: must be 0
+ * @size: out: size in bytes
+ * @mmap_offset: out: offset to pass to mmap() on the device file to map the
+ *	BO into the CPU (MAP_SHARED, any protection)
+ * @placement: out: enum drm_tern_bo_placement
+ * @pad: out: 0
+ *
+ * Errors: -EINVAL flags not 0; -ENOENT no such handle; -ENOMEM; -ENODEV the
+ * device is gone.
+ */
+struct drm_tern_bo_info {
+	__u32 handle;
+	__u32 flags;
+	__u64 size;
+	__u64 mmap_offset;
+	__u32 placement;
+	__u32 pad;
+};
+
+/**
+ * enum drm_tern_vm_bind_op - what DRM_IOCTL_TERN_VM_BIND does
+ * @DRM_TERN_VM_BIND_OP_MAP: map @range bytes of the BO at @bo_offset to
+ *	[@va, @va + @range)
+ * @DRM_TERN_VM_BIND_OP_UNMAP: remove every mapping inside [@va, @va + @range)
+ */
+enum drm_tern_vm_bind_op {
+	DRM_TERN_VM_BIND_OP_MAP = 0,
+	DRM_TERN_VM_BIND_OP_UNMAP = 1,
+};
+
+/** DRM_TERN_VM_BIND_READ_ONLY - map read-only: device writes fault */
+#define DRM_TERN_VM_BIND_READ_ONLY	(1u << 0)
+
+/**
+ * DRM_TERN_VM_MAX_MAPPED - most bytes mapped in one address space at a time
+ *
+ * Bounds the memory the page tables of one file can take (8 bytes per
+ * 4 KiB page): a map beyond it fails with -ENOSPC.
+ */
+#define DRM_TERN_VM_MAX_MAPPED		(1ull << 36)
+
+/**
+ * struct drm_tern_vm_bind - DRM_IOCTL_TERN_VM_BIND: map or unmap a BO range
+ * @op: in: enum drm_tern_vm_bind_op
+ * @flags: in: %DRM_TERN_VM_BIND_READ_ONLY for a map; 0 for an unmap
+ * @handle: in: for a map, GEM handle of the BO; for an unmap, 0
+ * @pad: in: must be 0
+ * @va: in: first VA of the range, a multiple of %DRM_TERN_PAGE_SIZE
+ * @bo_offset: in: for a map, offset in the BO of the first mapped byte, a
+ *	multiple of %DRM_TERN_PAGE_SIZE; for an unmap, 0
+ * @range: in: bytes, a non-zero multiple of %DRM_TERN_PAGE_SIZE
+ *
+ * A map never replaces an existing mapping: the range must be free.  It
+ * holds a reference on the BO and keeps its pages pinned until the mapping
+ * is removed.  The new mapping can be used by jobs submitted after the ioctl
+ * returns.
+ *
+ * An unmap removes whole mappings: every mapping that intersects the range
+ * must lie inside it, and at least one must.  It first waits (interruptibly)
+ * for every job submitted on the file before it to finish, then removes the
+ * translations, invalidates the device TLBs and only then releases the
+ * pages.  A job submitted while the unmap runs that uses the range faults.
+ *
+ * Errors:
+ * -EINVAL unknown op or flags, pad not 0, a handle, offset or flags given
+ * to an unmap, @va/@bo_offset/@range not multiples of %DRM_TERN_PAGE_SIZE,
+ * @range 0, [@bo_offset, @bo_offset + @range) not inside the BO, or an
+ * unmap range that cuts a mapping;
+ * -ERANGE [@va, @va + @range) is not inside [%DRM_TERN_VA_START, 2^va_bits);
+ * -EEXIST a map range overlaps an existing mapping;
+ * -ENOENT no such BO handle, or nothing mapped in an unmap range;
+ * -ENOSPC the map would take the address space above %DRM_TERN_VM_MAX_MAPPED;
+ * -ENOMEM; -EINTR/-ERESTARTSYS a signal arrived while an unmap waited for
+ * jobs (nothing was unmapped); -ENODEV the device is gone.
+ */
+struct drm_tern_vm_bind {
+	__u32 op;
+	__u32 flags;
+	__u32 handle;
+	__u32 pad;
+	__u64 va;
+	__u64 bo_offset;
+	__u64 range;
+};
+
+#define DRM_IOCTL_TERN_BO_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_TERN_BO_CREATE, struct drm_tern_bo_create)
+#define DRM_IOCTL_TERN_BO_INFO \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_TERN_BO_INFO, struct drm_tern_bo_info)
+#define DRM_IOCTL_TERN_VM_BIND \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_TERN_VM_BIND, struct drm_tern_vm_bind)
+
+/* ---- end of the memory ioctls ---- */
 
 #if defined(__cplusplus)
 }

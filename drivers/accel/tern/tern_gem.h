@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/*
+ * Copyright (c) 2026 The tern authors
+ */
+#ifndef __TERN_GEM_H__
+#define __TERN_GEM_H__
+
+#include <linux/types.h>
+
+#include <drm/drm_gem_shmem_helper.h>
+
+struct drm_device;
+struct drm_file;
+struct sg_table;
+
+/**
+ * struct tern_bo - a tern buffer object
+ * @base: the GEM shmem object (system memory, or an imported dma-buf)
+ * @placement: enum drm_tern_bo_placement chosen at creation
+ */
+struct tern_bo {
+	struct drm_gem_shmem_object base;
+	u32 placement;
+};
+
+static inline struct tern_bo *to_tern_bo(struct drm_gem_object *obj)
+{
+	return container_of(to_drm_gem_shmem_obj(obj), struct tern_bo, base);
+}
+
+static inline size_t tern_bo_size(struct tern_bo *bo)
+{
+	return bo->base.base.size;
+}
+
+struct drm_gem_object *tern_gem_create_object(struct drm_device *dev, size_t size);
+int tern_bo_create_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
+int tern_bo_info_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
+
+struct sg_table *tern_bo_pin(struct tern_bo *bo);
+void tern_bo_unpin(struct tern_bo *bo);
+
+#endif /* __TERN_GEM_H__ */

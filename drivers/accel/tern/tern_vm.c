@@ -1,0 +1,661 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * Copyright (c) 2026 The tern authors
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/dma-resv.h>
+#include <linux/idr.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_mm.h>
+#include <drm/drm_print.h>
+
+#include <drm/tern_accel.h>
+
+#include "tern_device.h"
+#include "tern_drv.h"
+#include "tern_gem.h"
+#include "tern_pt.h"
+#include "tern_vm.h"
+
+/**
+ * DOC: address spaces
+ *
+ * Each open file of the device has one address space, a &struct tern_vm,
+ * shared by all contexts of the file.  It is a tree of device page tables
+ * (tern_pt.c) in coherent system memory, whose root goes into the ROOT
+ * register of every slot that runs a job of the file, and a &struct drm_mm
+ * of the VA ranges in use, [%DRM_TERN_VA_START, 2^48).  Each range is one
+ * &struct tern_vm_mapping: a range of one BO, mapped read-write or
+ * read-only.
+ *
+ * Map (DRM_IOCTL_TERN_VM_BIND): the BO's pages are pinned and DMA-mapped
+ * (tern_bo_pin()) before the VM lock is taken, then the VA range is
+ * reserved in the drm_mm (an overlap is -EEXIST) and the page-table entries
+ * are written.  The device TLB caches no invalid entry, so a new mapping
+ * needs no invalidation and is visible to every job submitted afterwards.
+ * The mapping holds a reference on the BO: closing the BO's handle does not
+ * free memory the device can still reach.
+ *
+ * Unmap: the jobs of the file that are queued or running may still use the
+ * range, so the unmap first waits for every fence in the VM's reservation
+ * object (tern_vm_resv(): the submit path adds each job's finished fence to
+ * it with %DMA_RESV_USAGE_BOOKKEEP).  Then, under the VM lock, it clears
+ * the page-table entries, invalidates the TLBs of all engines
+ * (tern_device_tlb_invalidate()) and frees the page tables that became
+ * empty; only after that are the pages unpinned and the BO references
+ * dropped.  Page tables are never freed before the invalidation either: the
+ * table allocator (tern_vm_free_table()) only queues them.  So the device
+ * never reaches a page or a table that was given back.
+ *
+ * Teardown: the VM is reference counted; the file holds one reference and
+ * every job another, so the VM outlives the jobs that use it.  The last
+ * reference waits for the remaining fences, frees the tables, invalidates
+ * the TLBs (the TLB is keyed by root, and a later VM may get the same root
+ * table) and releases the BOs.
+ *
+ * Single-use devices (TERN_CAPS_SINGLE_USE) run every job in the address
+ * space of TERN_REG_SINGLE_ROOT: there, only one VM may exist at a time, and
+ * opening the device a second time fails with -EBUSY.
+ *
+ * Lock order: &tern_vm.lock is taken with no other tern lock held and
+ * nests no BO lock (pinning and unpinning happen outside of it); the VM's
+ * reservation object is only locked by the submit path, never under
+ * &tern_vm.lock.  tern_vm_list_lock is innermost.
+ */
+
+/* The list of all VMs, for single-use devices and debugging. */
+static DEFINE_MUTEX(tern_vm_list_lock);
+static LIST_HEAD(tern_vm_list);
+static DEFINE_IDA(tern_vm_ida);
+
+#define TERN_VA_END		BIT_ULL(TERN_VA_BITS)
+/* page addresses handed to tern_pt_map() at a time */
+#define TERN_VM_MAP_CHUNK	512
+
+/**
+ * struct tern_vm - one address space
+ * @refcount: references: the file, each job
+ * @tdev: the device (a reference on its drm_device is held)
+ * @id: unique number, for debugfs and fdinfo
+ * @link: entry in tern_vm_list
+ * @lock: protects @mm, @pt, @tables, @dead_tables and @mapped
+ * @mm: the VA ranges mapped
+ * @pt: the page tables
+ * @tables: bus address >> TERN_PAGE_SHIFT -> &struct tern_vm_table
+ * @dead_tables: tables unlinked from @pt, freed after the next TLB
+ *	invalidation
+ * @mapped: bytes mapped, at most %DRM_TERN_VM_MAX_MAPPED
+ * @resv: fences of the jobs that use the VM
+ */
+struct tern_vm {
+	struct kref refcount;
+	struct tern_device *tdev;
+	unsigned int id;
+	struct list_head link;
+
+	struct mutex lock; /* see above */
+	struct drm_mm mm;
+	struct tern_pt pt;
+	struct xarray tables;
+	struct list_head dead_tables;
+	u64 mapped;
+
+	struct dma_resv resv;
+};
+
+/**
+ * struct tern_vm_table - one page-table page
+ * @cpu: its CPU address
+ * @dma: its bus address
+ * @link: entry in &tern_vm.dead_tables once unlinked
+ */
+struct tern_vm_table {
+	void *cpu;
+	dma_addr_t dma;
+	struct list_head link;
+};
+
+/**
+ * struct tern_vm_mapping - a range of a BO mapped in a VM
+ * @node: the VA range, in &tern_vm.mm
+ * @bo: the BO, referenced and pinned
+ * @bo_offset: offset in the BO of the first mapped byte
+ * @read_only: mapped without TERN_PTE_WRITABLE
+ * @link: entry in a list of mappings being removed
+ */
+struct tern_vm_mapping {
+	struct drm_mm_node node;
+	struct tern_bo *bo;
+	u64 bo_offset;
+	bool read_only;
+	struct list_head link;
+};
+
+static void *tern_vm_alloc_table(void *priv, u64 *dev_addr)
+{
+	struct tern_vm *vm = priv;
+	struct tern_vm_table *t;
+
+	t = kmalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return NULL;
+	t->cpu = dma_alloc_coherent(vm->tdev->drm.dev, TERN_PAGE_SIZE, &t->dma,
+				    GFP_KERNEL);
+	if (!t->cpu)
+		goto err_free;
+	if (xa_insert(&vm->tables, t->dma >> TERN_PAGE_SHIFT, t, GFP_KERNEL))
+		goto err_free_dma;
+	*dev_addr = t->dma;
+	return t->cpu;
+
+err_free_dma:
+	dma_free_coherent(vm->tdev->drm.dev, TERN_PAGE_SIZE, t->cpu, t->dma);
+err_free:
+	kfree(t);
+	return NULL;
+}
+
+static void tern_vm_free_table(void *priv, void *table, u64 dev_addr)
+{
+	struct tern_vm *vm = priv;
+	struct tern_vm_table *t;
+
+	t = xa_erase(&vm->tables, dev_addr >> TERN_PAGE_SHIFT);
+	if (WARN_ON(!t || t->cpu != table))
+		return;
+	/* The device may still walk it until the TLBs are invalidated. */
+	list_add_tail(&t->link, &vm->dead_tables);
+}
+
+static const struct tern_pt_ops tern_vm_pt_ops = {
+	.alloc_table = tern_vm_alloc_table,
+	.free_table = tern_vm_free_table,
+};
+
+/*
+ * Invalidate the TLBs of every engine, then free the page tables unlinked
+ * since the last invalidation.  Called after page-table entries were
+ * cleared, with every job that could use them finished.
+ */
+static void tern_vm_flush(struct tern_vm *vm)
+{
+	struct tern_vm_table *t, *next;
+
+	tern_device_tlb_invalidate(vm->tdev);
+	list_for_each_entry_safe(t, next, &vm->dead_tables, link) {
+		dma_free_coherent(vm->tdev->drm.dev, TERN_PAGE_SIZE, t->cpu, t->dma);
+		kfree(t);
+	}
+	INIT_LIST_HEAD(&vm->dead_tables);
+}
+
+/* Release what a removed mapping held; outside the VM lock. */
+static void tern_vm_mapping_free(struct tern_vm_mapping *m)
+{
+	tern_bo_unpin(m->bo);
+	drm_gem_object_put(&m->bo->base.base);
+	kfree(m);
+}
+
+static bool tern_vm_single_use(struct tern_device *tdev)
+{
+	return tdev->caps & TERN_CAPS_SINGLE_USE;
+}
+
+static void tern_vm_set_single_root(struct tern_device *tdev, u64 root)
+{
+	int idx;
+
+	if (!drm_dev_enter(&tdev->drm, &idx))
+		return;
+	tern_write64(tdev, TERN_REG_SINGLE_ROOT_LO, root);
+	drm_dev_exit(idx);
+}
+
+/**
+ * tern_vm_create() - make an empty address space
+ * @tdev: the device
+ * @out: receives the VM, with one reference
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -EBUSY on a single-use device that already has an address
+ * space; -ENOMEM.
+ */
+int tern_vm_create(struct tern_device *tdev, struct tern_vm **out)
+{
+	struct tern_vm *vm;
+	int ret;
+
+	vm = kzalloc(sizeof(*vm), GFP_KERNEL);
+	if (!vm)
+		return -ENOMEM;
+
+	kref_init(&vm->refcount);
+	vm->tdev = tdev;
+	mutex_init(&vm->lock);
+	drm_mm_init(&vm->mm, DRM_TERN_VA_START, TERN_VA_END - DRM_TERN_VA_START);
+	xa_init(&vm->tables);
+	INIT_LIST_HEAD(&vm->dead_tables);
+	dma_resv_init(&vm->resv);
+
+	ret = ida_alloc_min(&tern_vm_ida, 1, GFP_KERNEL);
+	if (ret < 0)
+		goto err_free;
+	vm->id = ret;
+
+	ret = tern_pt_init(&vm->pt, &tern_vm_pt_ops, vm);
+	if (ret)
+		goto err_ida;
+
+	mutex_lock(&tern_vm_list_lock);
+	if (tern_vm_single_use(tdev)) {
+		struct tern_vm *other;
+
+		list_for_each_entry(other, &tern_vm_list, link) {
+			if (other->tdev == tdev) {
+				mutex_unlock(&tern_vm_list_lock);
+				ret = -EBUSY;
+				goto err_pt;
+			}
+		}
+		tern_vm_set_single_root(tdev, tern_pt_root(&vm->pt));
+	}
+	list_add_tail(&vm->link, &tern_vm_list);
+	mutex_unlock(&tern_vm_list_lock);
+
+	drm_dev_get(&tdev->drm);
+	*out = vm;
+	return 0;
+
+err_pt:
+	tern_pt_fini(&vm->pt);
+err_ida:
+	/* Frees the tables tern_pt gave back, if any. */
+	tern_vm_flush(vm);
+	ida_free(&tern_vm_ida, vm->id);
+err_free:
+	dma_resv_fini(&vm->resv);
+	xa_destroy(&vm->tables);
+	drm_mm_takedown(&vm->mm);
+	mutex_destroy(&vm->lock);
+	kfree(vm);
+	return ret;
+}
+
+static void tern_vm_release(struct kref *kref)
+{
+	struct tern_vm *vm = container_of(kref, struct tern_vm, refcount);
+	struct tern_device *tdev = vm->tdev;
+	struct drm_mm_node *node, *next;
+	LIST_HEAD(mappings);
+
+	/* Holders of job references are gone, but fences may be pending. */
+	dma_resv_wait_timeout(&vm->resv, DMA_RESV_USAGE_BOOKKEEP, false,
+			      MAX_SCHEDULE_TIMEOUT);
+
+	mutex_lock(&tern_vm_list_lock);
+	list_del(&vm->link);
+	if (tern_vm_single_use(tdev))
+		tern_vm_set_single_root(tdev, 0);
+	mutex_unlock(&tern_vm_list_lock);
+
+	mutex_lock(&vm->lock);
+	drm_mm_for_each_node_safe(node, next, &vm->mm) {
+		struct tern_vm_mapping *m =
+			container_of(node, struct tern_vm_mapping, node);
+
+		drm_mm_remove_node(node);
+		list_add_tail(&m->link, &mappings);
+	}
+	tern_pt_fini(&vm->pt);
+	tern_vm_flush(vm);
+	mutex_unlock(&vm->lock);
+
+	while (!list_empty(&mappings)) {
+		struct tern_vm_mapping *m =
+			list_first_entry(&mappings, struct tern_vm_mapping, link);
+
+		list_del(&m->link);
+		tern_vm_mapping_free(m);
+	}
+
+	WARN_ON(!xa_empty(&vm->tables));
+	xa_destroy(&vm->tables);
+	drm_mm_takedown(&vm->mm);
+	dma_resv_fini(&vm->resv);
+	mutex_destroy(&vm->lock);
+	ida_free(&tern_vm_ida, vm->id);
+	kfree(vm);
+	drm_dev_put(&tdev->drm);
+}
+
+/**
+ * tern_vm_get() - take a reference on a VM
+ * @vm: the VM
+ *
+ * Return: @vm.
+ */
+struct tern_vm *tern_vm_get(struct tern_vm *vm)
+{
+	kref_get(&vm->refcount);
+	return vm;
+}
+
+/**
+ * tern_vm_put() - drop a reference on a VM
+ * @vm: the VM, or NULL
+ *
+ * The last reference waits for the VM's remaining job fences and frees
+ * everything, so it must be dropped where sleeping is allowed, e.g. not in
+ * a fence callback.
+ *
+ * Context: process context; may sleep.
+ */
+void tern_vm_put(struct tern_vm *vm)
+{
+	might_sleep();
+	if (vm)
+		kref_put(&vm->refcount, tern_vm_release);
+}
+
+/**
+ * tern_vm_root() - value for a slot's ROOT register
+ * @vm: the VM
+ *
+ * Return: bus address of the root table (TERN_PTE_LOCAL clear: the tables
+ * are in system memory).  Constant for the life of the VM.
+ */
+u64 tern_vm_root(struct tern_vm *vm)
+{
+	return tern_pt_root(&vm->pt);
+}
+
+/**
+ * tern_vm_resv() - the reservation object of a VM's jobs
+ * @vm: the VM
+ *
+ * The submit path adds the finished fence of each job that runs in @vm with
+ * %DMA_RESV_USAGE_BOOKKEEP, under the object's lock.  Unmapping and
+ * teardown wait for all of them.
+ *
+ * Return: the reservation object, valid for the life of the VM.
+ */
+struct dma_resv *tern_vm_resv(struct tern_vm *vm)
+{
+	return &vm->resv;
+}
+
+/**
+ * tern_vm_id() - a VM's unique number
+ * @vm: the VM
+ *
+ * Return: a number, non-zero, not reused while the VM lives.
+ */
+unsigned int tern_vm_id(struct tern_vm *vm)
+{
+	return vm->id;
+}
+
+/**
+ * tern_vm_print() - describe a VM and its mappings, for debugfs
+ * @vm: the VM
+ * @p: where to print
+ */
+void tern_vm_print(struct tern_vm *vm, struct drm_printer *p)
+{
+	struct drm_mm_node *node;
+
+	mutex_lock(&vm->lock);
+	drm_printf(p, "vm %u: root %#llx, %llu bytes mapped, %llu page tables\n",
+		   vm->id, tern_pt_root(&vm->pt), vm->mapped, vm->pt.nr_tables);
+	drm_mm_for_each_node(node, &vm->mm) {
+		struct tern_vm_mapping *m =
+			container_of(node, struct tern_vm_mapping, node);
+
+		drm_printf(p, "  %#014llx-%#014llx %s bo %zu bytes%s at offset %#llx\n",
+			   node->start, node->start + node->size,
+			   m->read_only ? "ro" : "rw", tern_bo_size(m->bo),
+			   m->bo->base.base.import_attach ? " (imported)" : "",
+			   m->bo_offset);
+	}
+	mutex_unlock(&vm->lock);
+}
+
+/*
+ * Write the PTEs of [va, va + range) for the BO pages from @bo_offset, in
+ * chunks.  All or nothing: on failure what was written is cleared again
+ * (and flushed, as a job may have used it meanwhile).
+ */
+static int tern_vm_map_pages(struct tern_vm *vm, struct sg_table *sgt, u64 va,
+			     u64 bo_offset, u64 range, u64 pte_flags)
+{
+	const unsigned int sub_per_page = PAGE_SIZE / TERN_PAGE_SIZE;
+	unsigned int sub = (bo_offset % PAGE_SIZE) / TERN_PAGE_SIZE;
+	u64 npages = range / TERN_PAGE_SIZE, done = 0, n = 0;
+	struct sg_dma_page_iter it;
+	u64 *addrs;
+	int ret = 0;
+
+	addrs = kmalloc_array(TERN_VM_MAP_CHUNK, sizeof(*addrs), GFP_KERNEL);
+	if (!addrs)
+		return -ENOMEM;
+
+	for_each_sgtable_dma_page(sgt, &it, bo_offset >> PAGE_SHIFT) {
+		dma_addr_t addr = sg_page_iter_dma_address(&it);
+
+		for (; sub < sub_per_page && done + n < npages; sub++) {
+			addrs[n++] = addr + sub * TERN_PAGE_SIZE;
+			if (n < TERN_VM_MAP_CHUNK)
+				continue;
+			ret = tern_pt_map(&vm->pt, va + done * TERN_PAGE_SIZE,
+					  addrs, n, pte_flags);
+			if (ret)
+				goto err_unmap;
+			done += n;
+			n = 0;
+		}
+		sub = 0;
+		if (done + n == npages)
+			break;
+	}
+	if (n) {
+		ret = tern_pt_map(&vm->pt, va + done * TERN_PAGE_SIZE, addrs, n,
+				  pte_flags);
+		if (ret)
+			goto err_unmap;
+		done += n;
+	}
+	/* The sg table is shorter than the BO: an exporter's bug. */
+	if (WARN_ON(done != npages)) {
+		ret = -EINVAL;
+		goto err_unmap;
+	}
+	kfree(addrs);
+	return 0;
+
+err_unmap:
+	tern_pt_unmap(&vm->pt, va, done);
+	tern_vm_flush(vm);
+	kfree(addrs);
+	return ret;
+}
+
+static int tern_vm_map(struct tern_vm *vm, struct tern_bo *bo, u64 va,
+		       u64 bo_offset, u64 range, bool read_only)
+{
+	struct tern_vm_mapping *m;
+	struct sg_table *sgt;
+	int ret;
+
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		return -ENOMEM;
+
+	sgt = tern_bo_pin(bo);
+	if (IS_ERR(sgt)) {
+		ret = PTR_ERR(sgt);
+		goto err_free;
+	}
+
+	mutex_lock(&vm->lock);
+	if (range > DRM_TERN_VM_MAX_MAPPED - vm->mapped) {
+		ret = -ENOSPC;
+		goto err_unlock;
+	}
+	m->node.start = va;
+	m->node.size = range;
+	ret = drm_mm_reserve_node(&vm->mm, &m->node);
+	if (ret) {
+		/* -ENOSPC from drm_mm means the range is (partly) taken. */
+		if (ret == -ENOSPC)
+			ret = -EEXIST;
+		goto err_unlock;
+	}
+
+	ret = tern_vm_map_pages(vm, sgt, va, bo_offset, range,
+				read_only ? 0 : TERN_PTE_WRITABLE);
+	if (ret) {
+		drm_mm_remove_node(&m->node);
+		goto err_unlock;
+	}
+
+	m->bo = bo;
+	m->bo_offset = bo_offset;
+	m->read_only = read_only;
+	vm->mapped += range;
+	mutex_unlock(&vm->lock);
+	return 0;
+
+err_unlock:
+	mutex_unlock(&vm->lock);
+	tern_bo_unpin(bo);
+err_free:
+	kfree(m);
+	return ret;
+}
+
+static int tern_vm_unmap(struct tern_vm *vm, u64 va, u64 range)
+{
+	struct tern_vm_mapping *m, *next;
+	struct drm_mm_node *node;
+	LIST_HEAD(mappings);
+	long timeout;
+	int ret = 0;
+
+	/* Every job submitted so far may use the range: let them finish. */
+	timeout = dma_resv_wait_timeout(&vm->resv, DMA_RESV_USAGE_BOOKKEEP, true,
+					MAX_SCHEDULE_TIMEOUT);
+	if (timeout < 0)
+		return timeout;
+
+	mutex_lock(&vm->lock);
+	drm_mm_for_each_node_in_range(node, &vm->mm, va, va + range) {
+		if (node->start < va || node->start + node->size > va + range) {
+			ret = -EINVAL;
+			goto out_unlock;
+		}
+		list_add_tail(&container_of(node, struct tern_vm_mapping, node)->link,
+			      &mappings);
+	}
+	if (list_empty(&mappings)) {
+		ret = -ENOENT;
+		goto out_unlock;
+	}
+
+	list_for_each_entry(m, &mappings, link) {
+		tern_pt_unmap(&vm->pt, m->node.start, m->node.size / TERN_PAGE_SIZE);
+		vm->mapped -= m->node.size;
+		drm_mm_remove_node(&m->node);
+	}
+	tern_vm_flush(vm);
+	mutex_unlock(&vm->lock);
+
+	list_for_each_entry_safe(m, next, &mappings, link)
+		tern_vm_mapping_free(m);
+	return 0;
+
+out_unlock:
+	mutex_unlock(&vm->lock);
+	return ret;
+}
+
+/**
+ * tern_vm_bind_ioctl() - DRM_IOCTL_TERN_VM_BIND
+ * @dev: the DRM device
+ * @data: &struct drm_tern_vm_bind
+ * @file: the caller's file, whose address space is changed
+ *
+ * Return: 0 or a negative errno, see &struct drm_tern_vm_bind.
+ */
+int tern_vm_bind_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
+{
+	struct tern_vm *vm = to_tern_file(file)->vm;
+	struct drm_tern_vm_bind *args = data;
+	struct drm_gem_object *obj;
+	int ret, idx;
+
+	if (args->pad)
+		return -EINVAL;
+	switch (args->op) {
+	case DRM_TERN_VM_BIND_OP_MAP:
+		if (args->flags & ~DRM_TERN_VM_BIND_READ_ONLY)
+			return -EINVAL;
+		break;
+	case DRM_TERN_VM_BIND_OP_UNMAP:
+		if (args->flags || args->handle || args->bo_offset)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (!args->range || !IS_ALIGNED(args->va, DRM_TERN_PAGE_SIZE) ||
+	    !IS_ALIGNED(args->bo_offset, DRM_TERN_PAGE_SIZE) ||
+	    !IS_ALIGNED(args->range, DRM_TERN_PAGE_SIZE))
+		return -EINVAL;
+	if (args->va < DRM_TERN_VA_START || args->va >= TERN_VA_END ||
+	    args->range > TERN_VA_END - args->va)
+		return -ERANGE;
+
+	if (args->op == DRM_TERN_VM_BIND_OP_UNMAP) {
+		/*
+		 * Not inside drm_dev_enter(): the wait for the jobs must not
+		 * hold up an unplug, which is what ends them.
+		 */
+		if (drm_dev_is_unplugged(dev))
+			return -ENODEV;
+		return tern_vm_unmap(vm, args->va, args->range);
+	}
+
+	if (!drm_dev_enter(dev, &idx))
+		return -ENODEV;
+
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj) {
+		ret = -ENOENT;
+		goto out_exit;
+	}
+	if (args->bo_offset > obj->size || args->range > obj->size - args->bo_offset) {
+		ret = -EINVAL;
+		goto out_put;
+	}
+	/* On success the mapping keeps the lookup's reference. */
+	ret = tern_vm_map(vm, to_tern_bo(obj), args->va, args->bo_offset,
+			  args->range, args->flags & DRM_TERN_VM_BIND_READ_ONLY);
+	if (!ret)
+		goto out_exit;
+out_put:
+	drm_gem_object_put(obj);
+out_exit:
+	drm_dev_exit(idx);
+	return ret;
+}

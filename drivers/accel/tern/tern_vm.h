@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/*
+ * Copyright (c) 2026 The tern authors
+ */
+#ifndef __TERN_VM_H__
+#define __TERN_VM_H__
+
+#include <linux/types.h>
+
+struct dma_resv;
+struct drm_device;
+struct drm_file;
+struct drm_printer;
+struct tern_device;
+struct tern_vm;
+
+int tern_vm_create(struct tern_device *tdev, struct tern_vm **out);
+struct tern_vm *tern_vm_get(struct tern_vm *vm);
+void tern_vm_put(struct tern_vm *vm);
+
+u64 tern_vm_root(struct tern_vm *vm);
+struct dma_resv *tern_vm_resv(struct tern_vm *vm);
+unsigned int tern_vm_id(struct tern_vm *vm);
+void tern_vm_print(struct tern_vm *vm, struct drm_printer *p);
+
+int tern_vm_bind_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
+
+#endif /* __TERN_VM_H__ */
