@@ -208,10 +208,13 @@ int tern_device_open_path(const char *path, struct tern_device **devp)
 		err = errno;
 		if (err == ENOENT) {
 			unsigned int minors[1];
+			char why[256];
 
 			/* say whether the module is there at all */
-			if (!tern_minors(minors, 1))
-				return tern_seterr(-ENOENT, "%s: %s", path, tern_last_error());
+			if (!tern_minors(minors, 1)) {
+				snprintf(why, sizeof(why), "%s", tern_last_error());
+				return tern_seterr(-ENOENT, "%s: %s", path, why);
+			}
 			return tern_seterr(-ENOENT, "%s: no such device node", path);
 		}
 		if (err == EACCES || err == EPERM)
