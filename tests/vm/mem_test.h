@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/*
+ * mem_test.h - raw-ioctl helpers of the memory VM tests (bo_*.c, vm_*.c).
+ */
+#ifndef TERN_MEM_TEST_H
+#define TERN_MEM_TEST_H
+
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+
+#include <xf86drm.h>
+
+#include "tern_accel.h"
+#include "tern_test.h"
+
+#define PAGE4K	DRM_TERN_PAGE_SIZE
+
+/* ioctl() that returns 0 or -errno, retrying on EINTR/EAGAIN like drmIoctl */
+static inline int mem_ioctl(int fd, unsigned long req, void *arg)
+{
+	return drmIoctl(fd, req, arg) ? -errno : 0;
+}
+
+static inline int bo_create(int fd, uint64_t size, uint32_t *handle)
+{
+	struct drm_tern_bo_create c = { .size = size };
+	int ret = mem_ioctl(fd, DRM_IOCTL_TERN_BO_CREATE, &c);
+
+	if (!ret)
+		*handle = c.handle;
+	return ret;
+}
+
+static inline int bo_close(int fd, uint32_t handle)
+{
+	struct drm_gem_close c = { .handle = handle };
+
+	return mem_ioctl(fd, DRM_IOCTL_GEM_CLOSE, &c);
+}
+
+/* Map a BO into the CPU, or NULL. */
+static inline void *bo_mmap(int fd, uint32_t handle, uint64_t *size)
+{
+	struct drm_tern_bo_info info = { .handle = handle };
+	void *p;
+
+	if (mem_ioctl(fd, DRM_IOCTL_TERN_BO_INFO, &info))
+		return NULL;
+	p = mmap(NULL, info.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 info.mmap_offset);
+	if (p == MAP_FAILED)
+		return NULL;
+	*size = info.size;
+	return p;
+}
+
+static inline int vm_bind(int fd, uint32_t op, uint32_t flags, uint32_t handle,
+			  uint64_t va, uint64_t bo_offset, uint64_t range)
+{
+	struct drm_tern_vm_bind b = {
+		.op = op, .flags = flags, .handle = handle,
+		.va = va, .bo_offset = bo_offset, .range = range,
+	};
+
+	return mem_ioctl(fd, DRM_IOCTL_TERN_VM_BIND, &b);
+}
+
+static inline int vm_map(int fd, uint32_t handle, uint64_t va, uint64_t off,
+			 uint64_t range)
+{
+	return vm_bind(fd, DRM_TERN_VM_BIND_OP_MAP, 0, handle, va, off, range);
+}
+
+static inline int vm_unmap(int fd, uint64_t va, uint64_t range)
+{
+	return vm_bind(fd, DRM_TERN_VM_BIND_OP_UNMAP, 0, 0, va, 0, range);
+}
+
+/* "ok" when ret is the expected errno (0 or negative), with both named. */
+static inline bool tap_errno(int ret, int want, const char *what)
+{
+	return tap_ok(ret == want, "%s: %s (got %s)", what,
+		      want ? strerror(-want) : "success",
+		      ret ? strerror(-ret) : "success");
+}
+
+/* A kB field of /proc/meminfo, or -1. */
+static inline long meminfo_kb(const char *field)
+{
+	char line[256];
+	size_t n = strlen(field);
+	long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, n) && line[n] == ':')
+			kb = strtol(line + n + 1, NULL, 10);
+	fclose(f);
+	return kb;
+}
+
+#endif /* TERN_MEM_TEST_H */
