@@ -277,10 +277,14 @@ static int tern_job_add_in_syncs(struct tern_job *job, struct drm_file *file,
 	syncs = tern_copy_syncs(args->in_syncs, args->in_sync_count);
 	if (IS_ERR(syncs))
 		return PTR_ERR(syncs);
-	for (i = 0; i < args->in_sync_count && !ret; i++)
+	for (i = 0; i < args->in_sync_count && !ret; i++) {
 		ret = drm_sched_job_add_syncobj_dependency(&job->base, file,
 							   syncs[i].handle,
 							   syncs[i].point);
+		/* a timeline point past the last one has no fence (yet) */
+		if (ret == -EINVAL)
+			ret = -ENOENT;
+	}
 	kvfree(syncs);
 	return ret;
 }
@@ -405,7 +409,8 @@ int tern_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 		ret = -EFAULT;
 		goto out_release;
 	}
-	ret = tern_validate_cmdbuf(job->cmd, job->cmd_size / 4, &verr);
+	ret = tern_validate_cmdbuf_class(job->cmd, job->cmd_size / 4,
+					 ctx->sched->eng->class, &verr);
 	if (ret) {
 		args->error_offset = verr.offset;
 		args->error_opcode = verr.opcode;

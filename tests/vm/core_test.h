@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/*
+ * core_test.h - raw-ioctl helpers of the driver-core VM tests (core_*.c):
+ * device information, contexts, submission, syncobjs, command packets.
+ */
+#ifndef TERN_CORE_TEST_H
+#define TERN_CORE_TEST_H
+
+#include <dirent.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "mem_test.h"
+
+static inline int core_get_info(int fd, struct drm_tern_get_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	return mem_ioctl(fd, DRM_IOCTL_TERN_GET_INFO, info);
+}
+
+static inline int ctx_create(int fd, uint32_t prio, uint32_t class,
+			     uint32_t timeout_ms, uint32_t *handle)
+{
+	struct drm_tern_context_create c = {
+		.priority = prio, .engine_class = class, .timeout_ms = timeout_ms,
+	};
+	int ret = mem_ioctl(fd, DRM_IOCTL_TERN_CONTEXT_CREATE, &c);
+
+	if (!ret && handle)
+		*handle = c.handle;
+	return ret;
+}
+
+/* A compute context on engine @engine (others are created and destroyed). */
+static inline int ctx_create_on(int fd, uint32_t timeout_ms, uint32_t engine,
+				uint32_t *handle)
+{
+	uint32_t spare[16], nspare = 0;
+	int ret = -ENODEV;
+
+	while (nspare < 16) {
+		struct drm_tern_context_create c = {
+			.priority = DRM_TERN_PRIORITY_NORMAL,
+			.engine_class = DRM_TERN_ENGINE_CLASS_COMPUTE,
+			.timeout_ms = timeout_ms,
+		};
+
+		ret = mem_ioctl(fd, DRM_IOCTL_TERN_CONTEXT_CREATE, &c);
+		if (ret)
+			break;
+		if (c.engine == engine) {
+			*handle = c.handle;
+			break;
+		}
+		spare[nspare++] = c.handle;
+		ret = -ENODEV;
+	}
+	while (nspare) {
+		struct drm_tern_context_destroy d = { .handle = spare[--nspare] };
+
+		mem_ioctl(fd, DRM_IOCTL_TERN_CONTEXT_DESTROY, &d);
+	}
+	return ret;
+}
+
+static inline int ctx_destroy(int fd, uint32_t handle)
+{
+	struct drm_tern_context_destroy d = { .handle = handle };
+
+	return mem_ioctl(fd, DRM_IOCTL_TERN_CONTEXT_DESTROY, &d);
+}
+
+static inline int ctx_state(int fd, uint32_t handle,
+			    struct drm_tern_context_get_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->handle = handle;
+	return mem_ioctl(fd, DRM_IOCTL_TERN_CONTEXT_GET_STATE, st);
+}
+
+/* Submit @ndw dwords on @ctx; optional BO list, in- and out-syncobj (0: none). */
+static inline int submit(int fd, uint32_t ctx, const uint32_t *dw, uint32_t ndw,
+			 const uint32_t *bos, uint32_t nbos, uint32_t in_sync,
+			 uint32_t out_sync, struct drm_tern_submit *out)
+{
+	struct drm_tern_sync in = { .handle = in_sync };
+	struct drm_tern_sync o = { .handle = out_sync };
+	struct drm_tern_submit s = {
+		.context = ctx,
+		.cmdbuf = (uintptr_t)dw,
+		.cmdbuf_size = ndw * 4,
+		.bo_count = nbos,
+		.bo_handles = (uintptr_t)bos,
+		.in_syncs = (uintptr_t)&in,
+		.in_sync_count = in_sync ? 1 : 0,
+		.out_syncs = (uintptr_t)&o,
+		.out_sync_count = out_sync ? 1 : 0,
+	};
+	int ret = mem_ioctl(fd, DRM_IOCTL_TERN_SUBMIT, &s);
+
+	if (out)
+		*out = s;
+	return ret;
+}
+
+static inline uint32_t syncobj_new(int fd)
+{
+	uint32_t h = 0;
+
+	if (drmSyncobjCreate(fd, 0, &h))
+		tap_diag("drmSyncobjCreate: %s", strerror(errno));
+	return h;
+}
+
+static inline int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Wait for a binary syncobj for at most @ms: 0, or -ETIME, or -errno. */
+static inline int syncobj_wait(int fd, uint32_t h, int ms)
+{
+	int ret = drmSyncobjWait(fd, &h, 1, now_ns() + (int64_t)ms * 1000000,
+				 DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL);
+
+	return ret ? -errno : 0;
+}
+
+/* Wait for the context to have no unfinished job, at most @ms. */
+static inline bool ctx_idle(int fd, uint32_t ctx, int ms)
+{
+	struct drm_tern_context_get_state st;
+	int64_t end = now_ns() + (int64_t)ms * 1000000;
+
+	do {
+		if (ctx_state(fd, ctx, &st))
+			return false;
+		if (st.jobs_completed == st.jobs_submitted)
+			return true;
+		usleep(1000);
+	} while (now_ns() < end);
+	return false;
+}
+
+/* packet builders: append to @dw at *@n */
+static inline void pkt_write_imm(uint32_t *dw, uint32_t *n, uint64_t va,
+				 uint32_t value)
+{
+	dw[(*n)++] = TERN_PKT_HEADER(TERN_OP_WRITE_IMM, TERN_PKT_DWORDS_WRITE_IMM);
+	dw[(*n)++] = (uint32_t)va;
+	dw[(*n)++] = (uint32_t)(va >> 32);
+	dw[(*n)++] = value;
+}
+
+static inline void pkt_fill(uint32_t *dw, uint32_t *n, uint64_t va,
+			    uint32_t size, uint32_t value)
+{
+	dw[(*n)++] = TERN_PKT_HEADER(TERN_OP_FILL, TERN_PKT_DWORDS_FILL);
+	dw[(*n)++] = (uint32_t)va;
+	dw[(*n)++] = (uint32_t)(va >> 32);
+	dw[(*n)++] = size;
+	dw[(*n)++] = value;
+}
+
+static inline void pkt_spin(uint32_t *dw, uint32_t *n, uint32_t us)
+{
+	dw[(*n)++] = TERN_PKT_HEADER(TERN_OP_SPIN, TERN_PKT_DWORDS_SPIN);
+	dw[(*n)++] = us;
+}
+
+static inline void pkt_gemm(uint32_t *dw, uint32_t *n, uint64_t a, uint64_t b,
+			    uint64_t c, uint32_t m, uint32_t nn, uint32_t k)
+{
+	dw[(*n)++] = TERN_PKT_HEADER(TERN_OP_GEMM, TERN_PKT_DWORDS_GEMM);
+	dw[(*n)++] = (uint32_t)a;
+	dw[(*n)++] = (uint32_t)(a >> 32);
+	dw[(*n)++] = (uint32_t)b;
+	dw[(*n)++] = (uint32_t)(b >> 32);
+	dw[(*n)++] = (uint32_t)c;
+	dw[(*n)++] = (uint32_t)(c >> 32);
+	dw[(*n)++] = m;
+	dw[(*n)++] = nn;
+	dw[(*n)++] = k;
+}
+
+/* A BO of @size bytes, CPU-mapped at *@cpu and mapped at @va in the device. */
+static inline int core_bo(int fd, uint64_t size, uint64_t va, uint32_t *handle,
+			  void **cpu)
+{
+	uint64_t got;
+	int ret;
+
+	ret = bo_create(fd, size, handle);
+	if (ret)
+		return ret;
+	*cpu = bo_mmap(fd, *handle, &got);
+	if (!*cpu)
+		return -ENOMEM;
+	return vm_map(fd, *handle, va, 0, size);
+}
+
+/* Path of a file in the device's debugfs directory, or false. */
+static inline bool core_debugfs_path(const char *name, char *path, size_t len)
+{
+	const char *root = "/sys/kernel/debug/accel";
+	struct dirent *de;
+	bool found = false;
+	DIR *d = opendir(root);
+
+	if (!d)
+		return false;
+	while (!found && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, len, "%s/%s/%s", root, de->d_name, name);
+		found = access(path, F_OK) == 0;
+	}
+	closedir(d);
+	return found;
+}
+
+/* Is there a devcoredump whose text starts with @prefix?  Reads free them. */
+static inline bool core_find_coredump(const char *prefix)
+{
+	const char *root = "/sys/class/devcoredump";
+	struct dirent *de;
+	bool found = false;
+	DIR *d;
+	int i;
+
+	/* devcoredump creates the dump from a work item: give it a moment */
+	for (i = 0; i < 50 && !found; i++) {
+		d = opendir(root);
+		while (d && !found && (de = readdir(d))) {
+			char path[512], buf[256] = "";
+			int fd;
+
+			if (strncmp(de->d_name, "devcd", 5))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s/data", root, de->d_name);
+			fd = open(path, O_RDWR);
+			if (fd < 0)
+				continue;
+			if (read(fd, buf, sizeof(buf) - 1) > 0 &&
+			    !strncmp(buf, prefix, strlen(prefix)))
+				found = true;
+			if (write(fd, "1", 1) < 0)
+				tap_diag("cannot free %s", path);
+			close(fd);
+		}
+		if (d)
+			closedir(d);
+		if (!found)
+			usleep(20000);
+	}
+	return found;
+}
+
+/* Arm a fault injection: op 1 hang, 2 drop irq, 3 fault. */
+static inline bool core_inject(unsigned int engine, unsigned int op)
+{
+	char path[512];
+	FILE *f;
+	bool ok;
+
+	if (!core_debugfs_path("inject", path, sizeof(path)))
+		return false;
+	f = fopen(path, "w");
+	if (!f)
+		return false;
+	ok = fprintf(f, "%u %u\n", engine, op) > 0;
+	return fclose(f) == 0 && ok;
+}
+
+#endif /* TERN_CORE_TEST_H */
