@@ -1917,6 +1917,53 @@ static void test_single_use_mode(void)
     tern_shutdown(&t);
 }
 
+static void test_hot_unplug_with_busy_engines(void)
+{
+    uint64_t root;
+    Tern t, hp;
+    Cmd c;
+    Job j;
+
+    /*
+     * Unplugging joins the engine threads: it must not wait for a long
+     * SPIN, a hung engine or a WAIT_MEM that nothing will satisfy.
+     */
+    tern_boot(&t, "local-mem-size=16M");
+    qtest_qmp_device_add(t.qts, "tern", "tern_hp",
+                         "{'addr': '0x06', 'local-mem-size': 1048576}");
+    hp = t;
+    hp.dev = qpci_device_find(t.qs->pcibus, QPCI_DEVFN(0x06, 0));
+    g_assert(hp.dev);
+    hp.bar0 = qpci_iomap(hp.dev, TERN_BAR_REGS, NULL);
+    qpci_device_enable(hp.dev);
+    g_assert_cmphex(rd(&hp, TERN_REG_ID), ==, TERN_ID_MAGIC);
+
+    root = as_new(&t);
+    as_map_buf(&t, root, VA_BASE, PAGE, true);
+    c_init(&c);
+    c_spin(&c, 10000000);
+    j = job_of(&t, &c, root, 1);
+    submit(&hp, 0, 0, &j);
+    c_free(&c);
+    c_init(&c);
+    c_wait_mem(&c, VA_BASE, 1, 10000000);
+    j = job_of(&t, &c, root, 2);
+    submit(&hp, 1, 0, &j);
+    submit(&hp, 2, 0, &j);
+    wr(&hp, TERN_REG_INJECT, TERN_INJECT_ENGINE(2) |
+       TERN_INJECT_OP(TERN_INJECT_HANG));
+    g_usleep(20000);
+    g_assert_cmpuint(slot_state(&hp, 0, 0), ==, TERN_SLOT_STATE_RUNNING);
+    g_assert_cmpuint(slot_state(&hp, 1, 0), ==, TERN_SLOT_STATE_RUNNING);
+
+    qpci_unplug_acpi_device_test(t.qts, "tern_hp", 0x06);
+    g_free(hp.dev);
+    /* the first device is still alive */
+    g_assert_cmphex(rd(&t, TERN_REG_ID), ==, TERN_ID_MAGIC);
+    c_free(&c);
+    tern_shutdown(&t);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1953,6 +2000,8 @@ int main(int argc, char **argv)
     qtest_add_func("/tern/registers/bad-accesses",
                    test_bad_register_accesses);
     qtest_add_func("/tern/single-use-mode", test_single_use_mode);
+    qtest_add_func("/tern/hot-unplug-with-busy-engines",
+                   test_hot_unplug_with_busy_engines);
 
     return g_test_run();
 }

@@ -120,9 +120,15 @@ static TernStep tern_pace(TernEngine *eng, TernRun *run, bool to_end)
         } else {
             qemu_cond_timedwait(&eng->cond, &eng->lock, ahead / 1000000);
         }
-        step = tern_check_requests(eng, run);
-        if (step == TERN_STOP_ABORT || (!to_end && step != TERN_CONTINUE)) {
-            return step;
+        if (eng->reset_req || eng->exit_req) {
+            return TERN_STOP_ABORT;
+        }
+        if (!to_end) {
+            /* the chunk is done: a request may stop the run right here */
+            step = tern_check_requests(eng, run);
+            if (step != TERN_CONTINUE) {
+                return step;
+            }
         }
     }
 }
