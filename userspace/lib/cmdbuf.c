@@ -464,3 +464,16 @@ int tern_cmd_reduce(struct tern_cmdbuf *cb, uint64_t dst, uint64_t src, uint32_t
 	cb_emit(cb, TERN_REDUCE_COUNT_OP(count, op));
 	return 0;
 }
+
+int tern_cmd_raw(struct tern_cmdbuf *cb, const uint32_t *dw, size_t count)
+{
+	size_t i;
+	int ret;
+
+	ret = cb_reserve(cb, "raw dwords", count, 0);
+	if (ret)
+		return ret;
+	for (i = 0; i < count; i++)
+		cb_emit(cb, dw[i]);
+	return 0;
+}

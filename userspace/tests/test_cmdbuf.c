@@ -138,6 +138,11 @@ static void test_encodings(void)
 	ok(cb->first_compute == -1, "no compute packet is noted when there is none");
 	tern_cmd_reduce(cb, VA(0x3000), VA(0x4000), 1, 0);
 	ok(cb->first_compute == 10, "the first compute packet is noted (dword 10)");
+	tern_cmdbuf_reset(cb);
+
+	ok(tern_cmd_raw(cb, (const uint32_t[]){ 0x00010080, 0x12345678 }, 2) == 0 &&
+	   same(cb, (const uint32_t[]){ 0x00010080, 0x12345678 }, 2) && cb->range_count == 0,
+	   "raw dwords are appended as they are, untracked");
 	tern_cmdbuf_free(cb);
 }
 

@@ -460,6 +460,20 @@ TERN_API int tern_cmd_gemm(struct tern_cmdbuf *cb, uint64_t c, uint64_t a, uint6
 TERN_API int tern_cmd_reduce(struct tern_cmdbuf *cb, uint64_t dst, uint64_t src,
 			     uint32_t count, uint32_t op);
 
+/**
+ * tern_cmd_raw() - append dwords as they are, unchecked
+ * @cb: the command buffer
+ * @dw: the dwords, in CPU byte order (converted to little-endian)
+ * @count: how many
+ *
+ * For packets this library does not know yet and for testing the driver's
+ * validator.  Addresses inside raw dwords are not tracked: the buffers they
+ * use are not added to the job's buffer list (mapped buffers stay valid
+ * while mapped, but importers of a shared buffer cannot wait for the job).
+ * Errors: -E2BIG, -ENOMEM as the packet builders.
+ */
+TERN_API int tern_cmd_raw(struct tern_cmdbuf *cb, const uint32_t *dw, size_t count);
+
 /* ------------------------------------------------------------------ */
 /* Submission and fences                                              */
 /* ------------------------------------------------------------------ */
