@@ -35,6 +35,21 @@ static long long fdinfo_bytes(int fd, const char *key)
 	return v;
 }
 
+static void dump_fdinfo(int fd)
+{
+	char path[64], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		tap_diag("%s: %s", path, line);
+	}
+	if (f)
+		fclose(f);
+}
+
 int main(void)
 {
 	const uint64_t a = 1 << 20, b = 3 << 20;
@@ -52,6 +67,8 @@ int main(void)
 	}
 	total = fdinfo_bytes(fd, "total");
 	tap_ok(total == 0, "a new file has drm-total-memory 0 (got %lld)", total);
+	if (total < 0)
+		dump_fdinfo(fd);
 
 	if (bo_create(fd, a, &ha) || bo_create(fd, b, &hb)) {
 		tap_ok(false, "create two BOs");
