@@ -1807,6 +1807,122 @@ static void test_malformed_packets(void)
     tern_shutdown(&t);
 }
 
+/* An operand VA: anywhere, or inside the small mapped window. */
+static uint64_t random_va(GRand *r)
+{
+    if (g_rand_boolean(r)) {
+        return ((uint64_t)g_rand_int(r) << 32 | g_rand_int(r)) &
+               (g_rand_boolean(r) ? ~0ull : 0xffffffffffffull);
+    }
+    return VA_BASE + g_rand_int_range(r, 0, 16 * PAGE);
+}
+
+static uint32_t random_count(GRand *r)
+{
+    switch (g_rand_int_range(r, 0, 4)) {
+    case 0:
+        return g_rand_int(r);
+    case 1:
+        return 0;
+    default:
+        return g_rand_int_range(r, 1, 5000);
+    }
+}
+
+static void test_random_buffers_never_escape(void)
+{
+    static const unsigned ops[] = {
+        TERN_OP_NOP, TERN_OP_WRITE_IMM, TERN_OP_FENCE, TERN_OP_TIMESTAMP,
+        TERN_OP_COPY, TERN_OP_FILL, TERN_OP_SPIN, TERN_OP_WAIT_MEM,
+        TERN_OP_VECADD, TERN_OP_SAXPY, TERN_OP_GEMM, TERN_OP_REDUCE,
+        TERN_OP_TLB_INVALIDATE, TERN_OP_PHYS_COPY, 0x08, 0x7f,
+    };
+    GRand *r = g_rand_new_with_seed(0x7e70);
+    uint64_t root, canary, off;
+    unsigned i, p, d, completed = 0, faulted = 0;
+    Tern t;
+
+    tern_boot(&t, "local-mem-size=16M");
+    root = as_new(&t);
+    /* 16 pages: writable, read-only and unmapped ones */
+    for (off = 0; off < 16 * PAGE; off += PAGE) {
+        if (off % (4 * PAGE) != 3 * PAGE) {
+            as_map(&t, root, VA_BASE + off, t_alloc(&t, PAGE),
+                   off % (4 * PAGE) == 2 * PAGE ? 0 : TERN_PTE_WRITABLE);
+        }
+    }
+    canary = t_alloc(&t, 4 * PAGE);
+    qtest_memset(t.qts, canary, 0x5c, 4 * PAGE);
+
+    for (i = 0; i < 300; i++) {
+        unsigned e = g_rand_int_range(r, 0, t.engines), kind;
+        uint32_t outcome;
+        Cmd c;
+
+        c_init(&c);
+        for (p = g_rand_int_range(r, 1, 6); p; p--) {
+            unsigned op = ops[g_rand_int_range(r, 0, G_N_ELEMENTS(ops))];
+            int len = op == TERN_OP_NOP ? g_rand_int_range(r, 1, 4) :
+                      op == TERN_OP_WRITE_IMM ? 4 : op == TERN_OP_FENCE ? 4 :
+                      op == TERN_OP_TIMESTAMP ? 3 : op == TERN_OP_COPY ? 6 :
+                      op == TERN_OP_FILL ? 5 : op == TERN_OP_SPIN ? 2 :
+                      op == TERN_OP_WAIT_MEM ? 5 : op == TERN_OP_VECADD ? 8 :
+                      op == TERN_OP_SAXPY ? 7 : op == TERN_OP_GEMM ? 10 :
+                      op == TERN_OP_REDUCE ? 6 : op == TERN_OP_PHYS_COPY ? 7 :
+                      1;
+
+            if (g_rand_int_range(r, 0, 10) == 0) {
+                len = g_rand_int_range(r, 0, 12);
+            }
+            c_hdr(&c, op, len);
+            for (d = 1; d < len; d += 2) {
+                uint64_t va = random_va(r);
+
+                if (op == TERN_OP_SPIN) {
+                    c_dw(&c, g_rand_int_range(r, 0, 200));
+                    continue;
+                }
+                if (op == TERN_OP_WAIT_MEM && d == 3) {
+                    c_dw(&c, g_rand_int(r));
+                    c_dw(&c, g_rand_int_range(r, 0, 1000));
+                    break;
+                }
+                if ((op == TERN_OP_GEMM && d >= 7) ||
+                    (d + 1 == (unsigned)len)) {
+                    c_dw(&c, random_count(r));
+                    d--;
+                    continue;
+                }
+                c_va(&c, va);
+            }
+        }
+        if (g_rand_int_range(r, 0, 10) == 0) {
+            c_dw(&c, g_rand_int(r));            /* trailing garbage */
+        }
+        outcome = run_cmd(&t, e, &c, root, 0);
+        if (outcome == TERN_OUTCOME_FAULTED) {
+            kind = TERN_FAULT_KIND(er(&t, e, TERN_ENG_FAULT_INFO));
+            g_assert_cmpuint(kind, >=, TERN_FAULT_NOT_PRESENT);
+            g_assert_cmpuint(kind, <=, TERN_FAULT_WAIT_TIMEOUT);
+            wr(&t, TERN_REG_ERR_IRQ_STATUS, ~0u);
+            faulted++;
+        } else {
+            g_assert_cmpuint(outcome, ==, TERN_OUTCOME_COMPLETED);
+            completed++;
+        }
+        c_free(&c);
+    }
+    /* both outcomes happened, and nothing outside the mappings changed */
+    g_assert_cmpuint(completed, >, 0);
+    g_assert_cmpuint(faulted, >, 10);
+    for (off = 0; off < 4 * PAGE; off += 4) {
+        g_assert_cmphex(qtest_readl(t.qts, canary + off), ==, 0x5c5c5c5c);
+    }
+    g_assert_cmphex(rd(&t, TERN_REG_ID), ==, TERN_ID_MAGIC);
+    g_rand_free(r);
+    tern_shutdown(&t);
+}
+
 static void expect_reg_error(Tern *t, uint32_t off)
 {
     g_assert_cmphex(rd(t, TERN_REG_REG_ERROR_ADDR), ==, off);
@@ -1976,6 +2092,8 @@ int main(int argc, char **argv)
     qtest_add_func("/tern/packets/reduce-matches-cpu",
                    test_reduce_matches_cpu);
     qtest_add_func("/tern/packets/malformed", test_malformed_packets);
+    qtest_add_func("/tern/packets/random-buffers-never-escape",
+                   test_random_buffers_never_escape);
     qtest_add_func("/tern/slots/in-order-completion-and-writeback",
                    test_in_order_completion_and_writeback);
     qtest_add_func("/tern/mmu/walk-permissions-faults",
