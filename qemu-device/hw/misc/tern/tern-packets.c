@@ -137,6 +137,7 @@ static TernStep tern_exec_write32(TernEngine *eng, TernRun *run,
         return TERN_STOP_FAULT;
     }
     if (fence) {
+        /* order the earlier writes of the buffer before the seqno */
         smp_mb();
     }
     stl_le_p(val, pkt[3]);
@@ -429,6 +430,7 @@ static TernStep tern_exec_gemm(TernEngine *eng, TernRun *run,
         }
         for (p = 0; p < k; p++) {
             float aip = tern_ldf(arow + p * 4);
+            float prod;
 
             step = tern_va_read(eng, run, b + (uint64_t)p * n * 4, brow,
                                 n * 4);
@@ -436,8 +438,8 @@ static TernStep tern_exec_gemm(TernEngine *eng, TernRun *run,
                 return step;
             }
             for (j = 0; j < n; j++) {
-                acc[j] = tern_f32_add(acc[j],
-                                      tern_f32_mul(aip, tern_ldf(brow + j * 4)));
+                prod = tern_f32_mul(aip, tern_ldf(brow + j * 4));
+                acc[j] = tern_f32_add(acc[j], prod);
             }
         }
         for (j = 0; j < n; j++) {
