@@ -67,10 +67,11 @@
  * space of TERN_REG_SINGLE_ROOT: there, only one VM may exist at a time, and
  * opening the device a second time fails with -EBUSY.
  *
- * Lock order: &tern_vm.lock is taken with no other tern lock held and
- * nests no BO lock (pinning and unpinning happen outside of it); the VM's
- * reservation object is only locked by the submit path, never under
- * &tern_vm.lock.  tern_vm_list_lock is innermost.
+ * Lock order: tern_vm_list_lock, then &tern_vm.lock (debugfs walks the
+ * VMs of a device).  &tern_vm.lock is taken with no other tern lock held
+ * and nests no BO lock: pinning and unpinning happen outside of it.  The
+ * VM's reservation object is only locked by the submit path, never under
+ * either lock; memory code only waits on its fences, holding no lock.
  */
 
 /* The list of all VMs, for single-use devices and debugging. */
@@ -429,6 +430,25 @@ void tern_vm_print(struct tern_vm *vm, struct drm_printer *p)
 			   m->bo_offset);
 	}
 	mutex_unlock(&vm->lock);
+}
+
+/**
+ * tern_vm_debugfs_show() - describe every address space of a device
+ * @tdev: the device
+ * @p: where to print
+ *
+ * For a debugfs file: each VM with its root, size and mappings, including
+ * VMs of closed files that jobs still hold.
+ */
+void tern_vm_debugfs_show(struct tern_device *tdev, struct drm_printer *p)
+{
+	struct tern_vm *vm;
+
+	mutex_lock(&tern_vm_list_lock);
+	list_for_each_entry(vm, &tern_vm_list, link)
+		if (vm->tdev == tdev)
+			tern_vm_print(vm, p);
+	mutex_unlock(&tern_vm_list_lock);
 }
 
 /*

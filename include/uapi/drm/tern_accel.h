@@ -802,7 +802,8 @@ enum drm_tern_vm_bind_op {
  * -ENOENT no such BO handle, or nothing mapped in an unmap range;
  * -ENOSPC the map would take the address space above %DRM_TERN_VM_MAX_MAPPED;
  * -ENOMEM; -EINTR/-ERESTARTSYS a signal arrived while an unmap waited for
- * jobs (nothing was unmapped); -ENODEV the device is gone.
+ * the jobs or a map for the BO's lock (nothing was changed); -ENODEV the
+ * device is gone.
  */
 struct drm_tern_vm_bind {
 	__u32 op;
