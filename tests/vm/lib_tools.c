@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * lib_tools: the libtern tools and examples run on the real device and
+ * succeed: tern-info, tern-saxpy, tern-gemm, tern-bench, and tern-top, which
+ * must see a process keeping one compute engine busy.
+ *
+ * tern-vm: timeout=240
+ */
+#include <signal.h>
+#include <stdint.h>
+#include <sys/wait.h>
+#include <tern/tern.h>
+
+#include "tern_test.h"
+
+/* Run a shell command; its exit status, and its stdout in @out. */
+static int run(const char *cmd, char *out, size_t len)
+{
+	size_t n = 0;
+	FILE *p = popen(cmd, "r");
+	int status;
+
+	if (!p)
+		return -1;
+	while (n < len - 1 && fgets(out + n, (int)(len - n), p))
+		n += strlen(out + n);
+	out[n] = 0;
+	status = pclose(p);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/*
+ * A process that keeps one compute engine busy for about @ms milliseconds,
+ * with 50 ms jobs one after the other (engine time may be accounted when a
+ * job completes, so one long job would show only at its end).
+ */
+static pid_t spinner(unsigned int ms)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		struct tern_context *ctx;
+		struct tern_device *dev;
+		struct tern_cmdbuf *cb;
+		unsigned int i;
+
+		if (tern_device_open(0, &dev) || tern_context_create(dev, NULL, &ctx) ||
+		    tern_cmdbuf_create(0, &cb) || tern_cmd_spin(cb, 50000))
+			_exit(1);
+		for (i = 0; i < ms / 50; i++) {
+			struct tern_fence *f;
+
+			if (tern_submit(ctx, cb, NULL, 0, &f) ||
+			    tern_fence_wait(f, 60 * 1000000000ll))
+				_exit(2);
+			tern_fence_free(f);
+		}
+		_exit(0);
+	}
+	return pid;
+}
+
+int main(void)
+{
+	static char out[16384];
+	char pidstr[32], *line;
+	double busy = -1.0;
+	int ret, status;
+	pid_t pid;
+
+	ret = run("tern-info", out, sizeof(out));
+	tap_ok(ret == 0 && strstr(out, "engines") && strstr(out, "device clock"),
+	       "tern-info describes the device (exit %d)", ret);
+	ret = run("tern-saxpy -n 200000 -a -0.75", out, sizeof(out));
+	tap_ok(ret == 0 && strstr(out, "matches the CPU"), "tern-saxpy: %.*s",
+	       (int)strcspn(out, "\n"), out);
+	ret = run("tern-gemm -m 96 -n 80 -k 64", out, sizeof(out));
+	tap_ok(ret == 0 && strstr(out, "bit for bit"), "tern-gemm 96x80x64 (exit %d)", ret);
+	ret = run("tern-bench -n 50 -j 500 -s 1M", out, sizeof(out));
+	tap_ok(ret == 0 && strstr(out, "jobs/s") && strstr(out, "GB/s"),
+	       "tern-bench reports latency, throughput and bandwidth (exit %d)", ret);
+	if (ret)
+		tap_diag("%s", out);
+
+	pid = spinner(4000);
+	usleep(500000);
+	ret = run("tern-top -n 1 -i 1000", out, sizeof(out));
+	tap_ok(ret == 0, "tern-top -n 1 exits 0");
+	snprintf(pidstr, sizeof(pidstr), " %d ", pid);
+	tap_ok(strstr(out, pidstr) != NULL, "tern-top lists the busy process (pid %d)", pid);
+	line = strstr(out, "\ncompute ");
+	if (line)
+		busy = strtod(line + 9, NULL);
+	/* one of two compute engines busy: half of the class's capacity */
+	tap_ok(busy >= 30.0 && busy <= 60.0, "and the compute engines %.1f%% busy (one of two)",
+	       busy);
+	if (busy < 30.0 || busy > 60.0)
+		tap_diag("%s", out);
+	waitpid(pid, &status, 0);
+	tap_ok(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the busy process finished");
+	ret = run("tern-top --once -i 200", out, sizeof(out));
+	line = strstr(out, "\ncompute ");
+	tap_ok(ret == 0 && (!line || strtod(line + 9, NULL) < 5.0),
+	       "when it is gone the engines are idle");
+	tap_done();
+	return tap_exit_status();
+}
