@@ -1573,6 +1573,116 @@ static void test_progress_counter(void)
     tern_shutdown(&t);
 }
 
+static uint64_t slot_run_ns(Tern *t, unsigned e, unsigned s)
+{
+    uint64_t lo = sr(t, e, s, TERN_SLOT_RUN_NS_LO);
+
+    return lo | (uint64_t)sr(t, e, s, TERN_SLOT_RUN_NS_HI) << 32;
+}
+
+static uint64_t busy_ns(Tern *t, unsigned e)
+{
+    uint64_t lo = er(t, e, TERN_ENG_BUSY_NS_LO);
+
+    return lo | (uint64_t)er(t, e, TERN_ENG_BUSY_NS_HI) << 32;
+}
+
+static void test_cost_model_and_time_scale(void)
+{
+    const uint32_t size = 256 * 1024;
+    uint64_t root, model, run, busy0;
+    Tern t;
+    Cmd c;
+    Job j;
+
+    /* COPY: (100 + 1 per byte) ns, times time-scale */
+    tern_boot(&t, "local-mem-size=16M,time-scale=200");
+    root = as_new(&t);
+    as_map_buf(&t, root, VA_BASE, 2 * size, true);
+    c_init(&c);
+    c_copy(&c, VA_BASE, VA_BASE + size, size);
+    j = job_of(&t, &c, root, 1);
+    busy0 = busy_ns(&t, 0);
+    submit(&t, 0, 0, &j);
+    g_assert_cmpuint(wait_done(&t, 0, 0), ==, TERN_OUTCOME_COMPLETED);
+    model = (100ull + size) * 200;
+    run = slot_run_ns(&t, 0, 0);
+    g_assert_cmpuint(run, >=, model);
+    g_assert_cmpuint(run, <, model + 2000000000ull);
+    g_assert_cmpuint(busy_ns(&t, 0) - busy0, ==, run);
+    ack(&t, 0, 0);
+    c_free(&c);
+
+    /* GEMM: (100 + m * n * k) ns, times time-scale */
+    c_init(&c);
+    c_gemm(&c, VA_BASE, VA_BASE + 0x10000, VA_BASE + 0x20000, 16, 16, 16);
+    j = job_of(&t, &c, root, 2);
+    submit(&t, 1, 0, &j);
+    g_assert_cmpuint(wait_done(&t, 1, 0), ==, TERN_OUTCOME_COMPLETED);
+    g_assert_cmpuint(slot_run_ns(&t, 1, 0), >=, (100ull + 4096) * 200);
+    ack(&t, 1, 0);
+    c_free(&c);
+    tern_shutdown(&t);
+
+    /* SPIN scales too: 2 ms at time-scale 50 is 100 ms */
+    tern_boot(&t, "local-mem-size=16M,time-scale=50");
+    root = as_new(&t);
+    c_init(&c);
+    c_spin(&c, 2000);
+    j = job_of(&t, &c, root, 1);
+    submit(&t, 0, 0, &j);
+    g_assert_cmpuint(wait_done(&t, 0, 0), ==, TERN_OUTCOME_COMPLETED);
+    g_assert_cmpuint(slot_run_ns(&t, 0, 0), >=, (100ull + 2000000) * 50);
+    c_free(&c);
+    tern_shutdown(&t);
+}
+
+static void test_engine_interrupt_mask(void)
+{
+    uint64_t root;
+    Tern t;
+    Cmd c;
+    Job j;
+
+    tern_boot(&t, "local-mem-size=16M");
+    root = as_new(&t);
+    c_init(&c);
+    c_nop(&c, 1);
+    j = job_of(&t, &c, root, 1);
+
+    /* masked: the status bit is set, no message */
+    ew(&t, 0, TERN_ENG_IRQ_MASK, TERN_ENG_IRQ_SLOT_DONE);
+    msi_clear(&t);
+    submit(&t, 0, 0, &j);
+    g_assert_cmpuint(wait_done(&t, 0, 0), ==, TERN_OUTCOME_COMPLETED);
+    g_assert_cmphex(er(&t, 0, TERN_ENG_IRQ_STATUS), ==,
+                    TERN_ENG_IRQ_SLOT_DONE);
+    g_usleep(20000);
+    g_assert_false(msi_seen(&t, 0));
+    /* unmasking a set status bit sends the message */
+    ew(&t, 0, TERN_ENG_IRQ_MASK, 0);
+    WAIT_FOR(msi_seen(&t, 0));
+    ack(&t, 0, 0);
+
+    /* a status bit still set (not cleared) gives no new edge */
+    msi_clear(&t);
+    submit(&t, 0, 0, &j);
+    g_assert_cmpuint(wait_done(&t, 0, 0), ==, TERN_OUTCOME_COMPLETED);
+    g_usleep(20000);
+    g_assert_false(msi_seen(&t, 0));
+    ack(&t, 0, 0);
+    /* cleared, the next completion interrupts again */
+    ew(&t, 0, TERN_ENG_IRQ_STATUS, TERN_ENG_IRQ_SLOT_DONE);
+    submit(&t, 0, 0, &j);
+    g_assert_cmpuint(wait_done(&t, 0, 0), ==, TERN_OUTCOME_COMPLETED);
+    WAIT_FOR(msi_seen(&t, 0));
+    /* only engine 0's vector */
+    g_assert_false(msi_seen(&t, 1));
+    g_assert_false(msi_seen(&t, t.engines));
+    c_free(&c);
+    tern_shutdown(&t);
+}
+
 /* ---- Tests: fault injection ---------------------------------------------- */
 
 static void test_fault_injection(void)
@@ -2114,6 +2224,10 @@ int main(int argc, char **argv)
     qtest_add_func("/tern/engines-run-in-parallel",
                    test_engines_run_in_parallel);
     qtest_add_func("/tern/progress-counter", test_progress_counter);
+    qtest_add_func("/tern/cost-model-and-time-scale",
+                   test_cost_model_and_time_scale);
+    qtest_add_func("/tern/interrupts/engine-mask",
+                   test_engine_interrupt_mask);
     qtest_add_func("/tern/fault-injection", test_fault_injection);
     qtest_add_func("/tern/registers/bad-accesses",
                    test_bad_register_accesses);
