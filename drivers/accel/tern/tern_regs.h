@@ -17,6 +17,21 @@
 #ifndef TERN_REGS_H
 #define TERN_REGS_H
 
+/*
+ * BIT() and BIT_ULL() come from <linux/bits.h> in the kernel and from
+ * "qemu/bitops.h" in QEMU; the fallback has the same definition as both.
+ */
+#ifdef __KERNEL__
+#include <linux/bits.h>
+#else
+#ifndef BIT
+#define BIT(nr)		(1UL << (nr))
+#endif
+#ifndef BIT_ULL
+#define BIT_ULL(nr)	(1ULL << (nr))
+#endif
+#endif
+
 /* PCI identity */
 #define TERN_PCI_VENDOR_ID		0x1234
 #define TERN_PCI_DEVICE_ID		0x7e70
@@ -40,8 +55,8 @@
 #define   TERN_VERSION_MINOR(v)		((v) & 0xffff)
 #define   TERN_HW_VERSION		0x00010000	/* 1.0 */
 #define TERN_REG_CAPS			0x0008	/* RO */
-#define   TERN_CAPS_SINGLE_USE		(1u << 0)	/* one address space only */
-#define   TERN_CAPS_FAULT_INJECT	(1u << 1)	/* debug block present */
+#define   TERN_CAPS_SINGLE_USE		BIT(0)	/* one address space only */
+#define   TERN_CAPS_FAULT_INJECT	BIT(1)	/* debug block present */
 #define TERN_REG_ENGINES		0x000c	/* RO */
 #define   TERN_ENGINES_TOTAL(v)		((v) & 0xff)
 #define   TERN_ENGINES_COMPUTE(v)	(((v) >> 8) & 0xff)
@@ -53,13 +68,13 @@
 #define TERN_REG_RESET			0x0020	/* WO: write TERN_RESET_MAGIC */
 #define   TERN_RESET_MAGIC		0x52535421	/* "RST!" */
 #define TERN_REG_STATUS			0x0024	/* RO */
-#define   TERN_STATUS_READY		(1u << 0)
+#define   TERN_STATUS_READY		BIT(0)
 #define TERN_REG_BUF_SIZE_MAX		0x0028	/* RO: largest DMA buffer, bytes */
 #define TERN_REG_TLB_ENTRIES		0x002c	/* RO: TLB entries per engine */
 #define TERN_REG_SCRATCH		0x0030	/* RW: no effect */
 #define TERN_REG_ERR_IRQ_STATUS		0x0040	/* RW1C */
-#define   TERN_ERR_IRQ_ENGINE(e)	(1u << (e))	/* engine e faulted */
-#define   TERN_ERR_IRQ_REG_ERROR	(1u << 31)	/* bad register access */
+#define   TERN_ERR_IRQ_ENGINE(e)	BIT(e)	/* engine e faulted */
+#define   TERN_ERR_IRQ_REG_ERROR	BIT(31)	/* bad register access */
 #define TERN_REG_ERR_IRQ_MASK		0x0044	/* RW: 1 = masked; reset all 1s */
 #define TERN_REG_REG_ERROR_ADDR		0x0048	/* RO: offset of last bad access */
 #define TERN_REG_SINGLE_ROOT_LO		0x0050	/* RW: the address space (single-use) */
@@ -93,9 +108,9 @@
 #define TERN_ENG_RESET			0x10	/* WO: write 1 */
 #define TERN_ENG_TLB_INVALIDATE		0x14	/* WO: write 1 */
 #define TERN_ENG_IRQ_STATUS		0x18	/* RW1C */
-#define   TERN_ENG_IRQ_SLOT_DONE	(1u << 0)
-#define   TERN_ENG_IRQ_PREEMPT_DONE	(1u << 1)
-#define   TERN_ENG_IRQ_FAULT		(1u << 2)
+#define   TERN_ENG_IRQ_SLOT_DONE	BIT(0)
+#define   TERN_ENG_IRQ_PREEMPT_DONE	BIT(1)
+#define   TERN_ENG_IRQ_FAULT		BIT(2)
 #define TERN_ENG_IRQ_MASK		0x1c	/* RW: 1 = masked; reset all 1s */
 #define TERN_ENG_WRITEBACK_LO		0x20	/* RW: bus address of the seqno writeback */
 #define TERN_ENG_WRITEBACK_HI		0x24
@@ -108,7 +123,7 @@
 #define TERN_ENG_FAULT_INFO		0x40	/* RO */
 #define   TERN_FAULT_KIND(v)		((v) & 0xff)
 #define   TERN_FAULT_SLOT(v)		(((v) >> 8) & 0x1)
-#define   TERN_FAULT_WRITE		(1u << 9)	/* the access was a write */
+#define   TERN_FAULT_WRITE		BIT(9)	/* the access was a write */
 #define   TERN_FAULT_OFFSET(v)		((v) >> 12)	/* dword index of the packet */
 #define TERN_ENG_FAULT_CTX_TAG		0x44	/* RO: context tag of the faulting slot */
 #define TERN_ENG_TLB_MISSES		0x48	/* RO: page walks since reset */
@@ -137,8 +152,8 @@
 #define TERN_SLOT_CTX_TAG		0x14	/* RW: opaque, reported in faults */
 #define TERN_SLOT_SEQNO			0x18	/* RW: written back on completion */
 #define TERN_SLOT_FLAGS			0x1c	/* RW */
-#define   TERN_SLOT_FLAG_PRIVILEGED	(1u << 0)
-#define   TERN_SLOT_FLAG_RESUME		(1u << 1)
+#define   TERN_SLOT_FLAG_PRIVILEGED	BIT(0)
+#define   TERN_SLOT_FLAG_RESUME		BIT(1)
 #define TERN_SLOT_RESUME_LO		0x20	/* RW: bus address of the resume record */
 #define TERN_SLOT_RESUME_HI		0x24
 #define TERN_SLOT_STATE			0x28	/* RO */
@@ -179,14 +194,14 @@
  */
 #define TERN_VA_BITS			48
 #define TERN_PAGE_SHIFT			12
-#define TERN_PAGE_SIZE			(1ull << TERN_PAGE_SHIFT)
+#define TERN_PAGE_SIZE			BIT_ULL(TERN_PAGE_SHIFT)
 #define TERN_PT_LEVELS			4
 #define TERN_PT_ENTRIES			512
 #define TERN_PT_SHIFT(level)		(TERN_PAGE_SHIFT + 9 * (level))
 #define TERN_PT_INDEX(va, level)	(((va) >> TERN_PT_SHIFT(level)) & 0x1ff)
-#define TERN_PTE_VALID			(1ull << 0)
-#define TERN_PTE_WRITABLE		(1ull << 1)	/* leaf entries only */
-#define TERN_PTE_LOCAL			(1ull << 2)	/* address is in local memory */
+#define TERN_PTE_VALID			BIT_ULL(0)
+#define TERN_PTE_WRITABLE		BIT_ULL(1)	/* leaf entries only */
+#define TERN_PTE_LOCAL			BIT_ULL(2)	/* address is in local memory */
 #define TERN_PTE_ADDR_MASK		0x000ffffffffff000ull	/* bits 51:12 */
 
 #endif /* TERN_REGS_H */
