@@ -455,6 +455,20 @@ static uint32_t run_cmd(Tern *t, unsigned e, Cmd *c, uint64_t root,
     return run_job(t, e, &j);
 }
 
+static uint64_t slot_run_ns(Tern *t, unsigned e, unsigned s)
+{
+    uint64_t lo = sr(t, e, s, TERN_SLOT_RUN_NS_LO);
+
+    return lo | (uint64_t)sr(t, e, s, TERN_SLOT_RUN_NS_HI) << 32;
+}
+
+static uint64_t busy_ns(Tern *t, unsigned e)
+{
+    uint64_t lo = er(t, e, TERN_ENG_BUSY_NS_LO);
+
+    return lo | (uint64_t)er(t, e, TERN_ENG_BUSY_NS_HI) << 32;
+}
+
 static uint64_t fault_addr(Tern *t, unsigned e)
 {
     return er(t, e, TERN_ENG_FAULT_ADDR_LO) |
@@ -1439,6 +1453,79 @@ static void test_engine_reset(void)
     tern_shutdown(&t);
 }
 
+/* Map [va, va + size) to one physical page, leaf tables written whole. */
+static void as_map_alias(Tern *t, uint64_t root, uint64_t va, uint64_t size,
+                         uint64_t pa)
+{
+    g_autofree uint64_t *leaf = g_new(uint64_t, TERN_PT_ENTRIES);
+    uint64_t off, table;
+    unsigned i;
+
+    g_assert_cmpuint(va % (TERN_PT_ENTRIES * PAGE), ==, 0);
+    for (i = 0; i < TERN_PT_ENTRIES; i++) {
+        leaf[i] = cpu_to_le64(pa | TERN_PTE_VALID);
+    }
+    for (off = 0; off < size; off += TERN_PT_ENTRIES * PAGE) {
+        /* create the path with one mapping, then overwrite the table */
+        as_map(t, root, va + off, pa, 0);
+        table = root;
+        for (int level = TERN_PT_LEVELS - 1; level > 0; level--) {
+            table = qtest_readq(t->qts, table +
+                                TERN_PT_INDEX(va + off, level) * 8) &
+                    TERN_PTE_ADDR_MASK;
+        }
+        qtest_memwrite(t->qts, table, leaf, TERN_PT_ENTRIES * 8);
+    }
+}
+
+static void test_engine_reset_inside_huge_gemm(void)
+{
+    const uint32_t n = 4096, k = 4096;
+    uint64_t root, zero, row_us;
+    gint64 t0, dt;
+    Tern t;
+    Cmd c;
+    Job j;
+
+    /*
+     * Each row of C is 16M multiply-adds over a 64 MiB B (tens of ms on a
+     * fast host): the reset must not wait for the end of the row.
+     */
+    tern_boot(&t, "local-mem-size=16M");
+    root = as_new(&t);
+    zero = t_alloc(&t, PAGE);
+    as_map_alias(&t, root, VA_BASE, 8ull * k * 4, zero);
+    as_map_alias(&t, root, VA_BASE + 0x40000000, (uint64_t)k * n * 4, zero);
+    as_map_buf(&t, root, VA_BASE + 0x80000000, 8ull * n * 4, true);
+    /* how long one row takes on this host */
+    c_init(&c);
+    c_gemm(&c, VA_BASE, VA_BASE + 0x40000000, VA_BASE + 0x80000000, 1, n, k);
+    j = job_of(&t, &c, root, 1);
+    submit(&t, 0, 0, &j);
+    g_assert_cmpuint(wait_done(&t, 0, 0), ==, TERN_OUTCOME_COMPLETED);
+    row_us = slot_run_ns(&t, 0, 0) / 1000;
+    ack(&t, 0, 0);
+    c_free(&c);
+
+    c_init(&c);
+    c_gemm(&c, VA_BASE, VA_BASE + 0x40000000, VA_BASE + 0x80000000, 8, n, k);
+    j = job_of(&t, &c, root, 2);
+    submit(&t, 0, 0, &j);
+    g_usleep(30000);
+    g_assert_cmpuint(slot_state(&t, 0, 0), ==, TERN_SLOT_STATE_RUNNING);
+    t0 = g_get_monotonic_time();
+    ew(&t, 0, TERN_ENG_RESET, 1);
+    WAIT_FOR(TERN_ENG_STATE(er(&t, 0, TERN_ENG_STATUS)) ==
+             TERN_ENG_STATE_IDLE);
+    dt = g_get_monotonic_time() - t0;
+    g_test_message("engine reset inside a GEMM row of %" PRIu64 " us: %"
+                   PRId64 " us", row_us, dt);
+    g_assert_cmpint(dt, <, row_us / 2);
+    g_assert_cmpuint(slot_state(&t, 0, 0), ==, TERN_SLOT_STATE_FREE);
+    c_free(&c);
+    tern_shutdown(&t);
+}
+
 static void test_device_reset(void)
 {
     uint64_t root, clk;
@@ -1571,20 +1658,6 @@ static void test_progress_counter(void)
     g_assert_cmpuint(er(&t, 0, TERN_ENG_PROGRESS) - p0, ==, 2 + 40000 - 1);
     c_free(&c);
     tern_shutdown(&t);
-}
-
-static uint64_t slot_run_ns(Tern *t, unsigned e, unsigned s)
-{
-    uint64_t lo = sr(t, e, s, TERN_SLOT_RUN_NS_LO);
-
-    return lo | (uint64_t)sr(t, e, s, TERN_SLOT_RUN_NS_HI) << 32;
-}
-
-static uint64_t busy_ns(Tern *t, unsigned e)
-{
-    uint64_t lo = er(t, e, TERN_ENG_BUSY_NS_LO);
-
-    return lo | (uint64_t)er(t, e, TERN_ENG_BUSY_NS_HI) << 32;
 }
 
 static void test_cost_model_and_time_scale(void)
@@ -2221,6 +2294,8 @@ int main(int argc, char **argv)
                    test_cancel_of_second_slot);
     qtest_add_func("/tern/reset/engine", test_engine_reset);
     qtest_add_func("/tern/reset/device", test_device_reset);
+    qtest_add_func("/tern/reset/engine-inside-huge-gemm",
+                   test_engine_reset_inside_huge_gemm);
     qtest_add_func("/tern/engines-run-in-parallel",
                    test_engines_run_in_parallel);
     qtest_add_func("/tern/progress-counter", test_progress_counter);

@@ -154,6 +154,20 @@ TernStep tern_checkpoint(TernEngine *eng, TernRun *run)
     return step;
 }
 
+/*
+ * For packets whose chunks are long (a GEMM row can be 16M multiply-adds):
+ * has a reset or teardown been requested?  Called without the lock.
+ */
+bool tern_engine_aborting(TernEngine *eng)
+{
+    bool abort;
+
+    qemu_mutex_lock(&eng->lock);
+    abort = eng->reset_req || eng->exit_req;
+    qemu_mutex_unlock(&eng->lock);
+    return abort;
+}
+
 static bool tern_write_resume_record(TernEngine *eng, TernRun *run,
                                      uint64_t run_ns)
 {

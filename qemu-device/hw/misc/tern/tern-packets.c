@@ -432,6 +432,10 @@ static TernStep tern_exec_gemm(TernEngine *eng, TernRun *run,
             float aip = tern_ldf(arow + p * 4);
             float prod;
 
+            /* a reset must not wait for a whole row of a huge GEMM */
+            if (p % 64 == 63 && tern_engine_aborting(eng)) {
+                return TERN_STOP_ABORT;
+            }
             step = tern_va_read(eng, run, b + (uint64_t)p * n * 4, brow,
                                 n * 4);
             if (step != TERN_CONTINUE) {

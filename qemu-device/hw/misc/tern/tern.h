@@ -195,6 +195,7 @@ void tern_engine_write(TernEngine *eng, hwaddr off, hwaddr addr,
 bool tern_engine_inject(TernEngine *eng, unsigned op);
 bool tern_engine_inject_armed(TernEngine *eng);
 TernStep tern_checkpoint(TernEngine *eng, TernRun *run);
+bool tern_engine_aborting(TernEngine *eng);
 void tern_charge(TernEngine *eng, TernRun *run, uint64_t ns);
 TernStep tern_fault(TernRun *run, uint32_t kind, uint64_t addr, bool write);
 
