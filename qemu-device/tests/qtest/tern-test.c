@@ -106,13 +106,14 @@ static bool msi_seen(Tern *t, unsigned vector)
     return v != 0;
 }
 
-static void tern_boot(Tern *t, const char *props)
+static void tern_boot_machine(Tern *t, const char *machine,
+                              const char *props)
 {
     unsigned v, e;
     uint64_t size;
 
     memset(t, 0, sizeof(*t));
-    t->qs = qtest_pc_boot("-device tern%s%s", props ? "," : "",
+    t->qs = qtest_pc_boot("%s -device tern%s%s", machine, props ? "," : "",
                           props ? props : "");
     t->qts = t->qs->qts;
     qpci_device_foreach(t->qs->pcibus, TERN_PCI_VENDOR_ID,
@@ -144,6 +145,11 @@ static void tern_boot(Tern *t, const char *props)
         ew(t, e, TERN_ENG_IRQ_MASK, 0);
     }
     wr(t, TERN_REG_ERR_IRQ_MASK, 0);
+}
+
+static void tern_boot(Tern *t, const char *props)
+{
+    tern_boot_machine(t, "", props);
 }
 
 static void tern_shutdown(Tern *t)
@@ -623,6 +629,16 @@ static void test_ids_and_bar_sizes(void)
     /* BAR2 is plain memory, readable and writable by the CPU. */
     qpci_io_writel(t.dev, t.bar2, 0x1000, 0x12345678);
     g_assert_cmphex(qpci_io_readl(t.dev, t.bar2, 0x1000), ==, 0x12345678);
+
+    /* a conventional PCI device on the i440FX bus, PCI Express on q35 */
+    g_assert_cmphex(qpci_find_capability(t.dev, PCI_CAP_ID_EXP, 0), ==, 0);
+    g_assert_cmphex(qpci_find_capability(t.dev, PCI_CAP_ID_MSIX, 0), !=, 0);
+    g_assert_cmphex(qpci_config_readb(t.dev, PCI_INTERRUPT_PIN), ==, 0);
+    tern_shutdown(&t);
+
+    tern_boot_machine(&t, "-machine q35", "local-mem-size=16M");
+    g_assert_cmphex(qpci_find_capability(t.dev, PCI_CAP_ID_EXP, 0), !=, 0);
+    g_assert_cmphex(rd(&t, TERN_REG_ID), ==, TERN_ID_MAGIC);
     tern_shutdown(&t);
 
     tern_boot(&t, "compute-engines=5,local-mem-size=4M");
