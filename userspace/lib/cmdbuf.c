@@ -147,7 +147,9 @@ static void cb_emit64(struct tern_cmdbuf *cb, uint64_t v)
 
 static void cb_header(struct tern_cmdbuf *cb, uint32_t op, uint32_t dwords)
 {
-	if ((op & 0x10) && cb->first_compute < 0)
+	bool compute = op >= TERN_OP_VECADD && op <= TERN_OP_REDUCE;
+
+	if (compute && cb->first_compute < 0)
 		cb->first_compute = (long)cb->len;
 	cb_emit(cb, TERN_PKT_HEADER(op, dwords));
 }

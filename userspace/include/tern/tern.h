@@ -159,8 +159,8 @@ TERN_API int tern_device_open_path(const char *path, struct tern_device **devp);
  * tern_device_close() - close a device
  * @dev: the device, or NULL
  *
- * Every context, buffer, fence and the command buffers' users of @dev must
- * have been released before.  Work still running on the device is not
+ * Every context, buffer and fence made from @dev must have been released
+ * before.  Work still running on the device is not
  * waited for; the kernel cancels what has not started.
  */
 TERN_API void tern_device_close(struct tern_device *dev);
