@@ -222,6 +222,37 @@ static inline bool core_debugfs_path(const char *name, char *path, size_t len)
 	return found;
 }
 
+/* Number of contexts the device has (debugfs), or -1. */
+static inline int core_context_count(void)
+{
+	char path[512], line[512];
+	int n = 0;
+	FILE *f;
+
+	if (!core_debugfs_path("contexts", path, sizeof(path)))
+		return -1;
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += !strncmp(line, "ctx ", 4);
+	fclose(f);
+	return n;
+}
+
+/* Wait until the device has @want contexts, at most @ms. */
+static inline bool core_context_count_is(int want, int ms)
+{
+	int64_t end = now_ns() + (int64_t)ms * 1000000;
+
+	do {
+		if (core_context_count() == want)
+			return true;
+		usleep(10000);
+	} while (now_ns() < end);
+	return false;
+}
+
 /* Is there a devcoredump whose text starts with @prefix?  Reads free them. */
 static inline bool core_find_coredump(const char *prefix)
 {

@@ -298,6 +298,18 @@ static void tern_context_close(struct tern_context *ctx)
 	tern_context_put(ctx);
 }
 
+/* Keep the device time of a context that leaves the file; file lock held. */
+static void tern_context_retire(struct tern_file *tfile, struct tern_context *ctx)
+{
+	unsigned long flags;
+
+	lockdep_assert_held(&tfile->lock);
+	tfile->context_count--;
+	spin_lock_irqsave(&ctx->state_lock, flags);
+	tfile->retired_busy_ns[ctx->engine_class] += ctx->busy_ns;
+	spin_unlock_irqrestore(&ctx->state_lock, flags);
+}
+
 int tern_context_destroy_ioctl(struct drm_device *drm, void *data,
 			       struct drm_file *file)
 {
@@ -311,7 +323,7 @@ int tern_context_destroy_ioctl(struct drm_device *drm, void *data,
 	mutex_lock(&tfile->lock);
 	ctx = xa_erase(&tfile->contexts, args->handle);
 	if (ctx)
-		tfile->context_count--;
+		tern_context_retire(tfile, ctx);
 	mutex_unlock(&tfile->lock);
 	if (!ctx)
 		return -ENOENT;
@@ -332,7 +344,7 @@ void tern_context_destroy_all(struct tern_file *tfile)
 	mutex_lock(&tfile->lock);
 	xa_for_each(&tfile->contexts, handle, ctx) {
 		xa_erase(&tfile->contexts, handle);
-		tfile->context_count--;
+		tern_context_retire(tfile, ctx);
 		tern_context_close(ctx);
 	}
 	mutex_unlock(&tfile->lock);
@@ -375,16 +387,18 @@ int tern_context_get_state_ioctl(struct drm_device *drm, void *data,
  * @busy_ns_per_class: array of DRM_TERN_ENGINE_CLASS_COPY + 1 entries,
  *	filled in
  *
- * Contexts already destroyed no longer count.
+ * Destroyed contexts count with the time they had used when destroyed.
  */
 void tern_context_busy_ns(struct tern_file *tfile, u64 *busy_ns_per_class)
 {
 	struct tern_context *ctx;
 	unsigned long handle, flags;
 
-	busy_ns_per_class[DRM_TERN_ENGINE_CLASS_COMPUTE] = 0;
-	busy_ns_per_class[DRM_TERN_ENGINE_CLASS_COPY] = 0;
 	mutex_lock(&tfile->lock);
+	busy_ns_per_class[DRM_TERN_ENGINE_CLASS_COMPUTE] =
+		tfile->retired_busy_ns[DRM_TERN_ENGINE_CLASS_COMPUTE];
+	busy_ns_per_class[DRM_TERN_ENGINE_CLASS_COPY] =
+		tfile->retired_busy_ns[DRM_TERN_ENGINE_CLASS_COPY];
 	xa_for_each(&tfile->contexts, handle, ctx) {
 		spin_lock_irqsave(&ctx->state_lock, flags);
 		busy_ns_per_class[ctx->engine_class] += ctx->busy_ns;

@@ -180,7 +180,11 @@ static const struct drm_ioctl_desc tern_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(TERN_SUBMIT, tern_submit_ioctl, DRM_RENDER_ALLOW),
 };
 
-DEFINE_DRM_ACCEL_FOPS(tern_fops);
+static const struct file_operations tern_fops = {
+	.owner = THIS_MODULE,
+	DRM_ACCEL_FOPS,
+	.show_fdinfo = drm_show_fdinfo,
+};
 
 static const struct drm_driver tern_drm_driver = {
 	.driver_features = DRIVER_GEM | DRIVER_COMPUTE_ACCEL |

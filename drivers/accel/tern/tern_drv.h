@@ -24,6 +24,7 @@ struct tern_vm;
  * @contexts: context handle -> struct tern_context
  * @lock: serialises context creation, lookup and destruction of this file
  * @context_count: number of contexts in @contexts
+ * @retired_busy_ns: device time of destroyed contexts, per engine class
  * @client_id: drm_file client id, for fdinfo and drm_sched
  */
 struct tern_file {
@@ -32,6 +33,7 @@ struct tern_file {
 	struct xarray contexts;
 	struct mutex lock; /* protects @contexts and @context_count */
 	unsigned int context_count;
+	u64 retired_busy_ns[2];
 	u64 client_id;
 };
 

@@ -383,9 +383,10 @@ int tern_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 		ret = -EIO;
 		goto out_put_ctx;
 	}
+	/* not -EAGAIN: libdrm's drmIoctl() would retry it in a busy loop */
 	if (atomic_inc_return(&ctx->pending) > TERN_MAX_JOBS_PER_CONTEXT) {
 		atomic_dec(&ctx->pending);
-		ret = -EAGAIN;
+		ret = -EBUSY;
 		goto out_put_ctx;
 	}
 
@@ -479,6 +480,12 @@ int tern_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 
 	drm_sched_job_arm(&job->base);
 	finished = dma_fence_get(&job->base.s_fence->finished);
+	/*
+	 * A job that depends on this one must wait for it to finish, not
+	 * only to reach the engine: the feeder is free to reorder work of
+	 * different contexts on an engine (and the scheduler will).
+	 */
+	set_bit(DRM_SCHED_FENCE_DONT_PIPELINE, &finished->flags);
 	for (i = 0; i < resvs.count; i++)
 		dma_resv_add_fence(resvs.resv[i], finished, resvs.usage[i]);
 	tern_job_unlock_resvs(resvs.resv, resvs.count, &ticket);

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * core_limits: a context takes max_jobs_per_context unfinished jobs and
+ * refuses the next with EBUSY (not ENOMEM, not a silent loss, and not
+ * EAGAIN, which drmIoctl() would retry forever); once its
+ * jobs finish it takes work again.  The jobs wait behind a 3 s job of
+ * another context.
+ *
+ * tern-vm: timeout=120
+ */
+#include "core_test.h"
+
+#define VA	0x100000ull
+
+int main(void)
+{
+	struct drm_tern_get_info info;
+	struct drm_tern_context_get_state st;
+	uint32_t dw[64], n, ctx = 0, ctx2 = 0, bo = 0, gate, gate_out, done, i;
+	volatile uint32_t *mem;
+	int64_t t0;
+	int fd, ret = 0;
+
+	tap_plan(7);
+	fd = tern_test_open();
+	if (!tap_ok(fd >= 0, "open the device") || core_get_info(fd, &info) ||
+	    ctx_create(fd, 1, 0, 0, &ctx) || ctx_create(fd, 1, 0, 0, &ctx2) ||
+	    core_bo(fd, 4096, VA, &bo, (void **)&mem))
+		return tap_exit_status();
+	memset((void *)mem, 0, 4096);
+	gate = syncobj_new(fd);
+	done = syncobj_new(fd);
+	gate_out = syncobj_new(fd);
+
+	/* the gate: 3 s of work on ctx2, its fence pending meanwhile */
+	n = 0;
+	pkt_spin(dw, &n, 3000000);
+	ret = submit(fd, ctx2, dw, n, &bo, 1, 0, gate, NULL);
+	if (ret)
+		tap_diag("gate submit: %s", strerror(-ret));
+
+	n = 0;
+	pkt_write_imm(dw, &n, VA, 1);
+	t0 = now_ns();
+	for (i = 0; i < info.max_jobs_per_context; i++) {
+		dw[3] = i + 1;
+		ret = submit(fd, ctx, dw, n, &bo, 1, i ? 0 : gate,
+			     i + 1 == info.max_jobs_per_context ? done : 0,
+			     NULL);
+		if (ret)
+			break;
+	}
+	tap_diag("%u submissions took %lld ms", i,
+		 (long long)((now_ns() - t0) / 1000000));
+	tap_ok(i == info.max_jobs_per_context,
+	       "%u jobs are accepted behind a pending fence (%s)", i,
+	       strerror(-ret));
+	tap_errno(submit(fd, ctx, dw, n, &bo, 1, 0, 0, NULL), -EBUSY,
+		  "one more is refused");
+	tap_ok(!ctx_state(fd, ctx, &st) &&
+	       st.jobs_submitted == info.max_jobs_per_context,
+	       "the refused job was not counted");
+	if (!tap_ok(mem[0] == 0, "nothing ran yet (%u)", mem[0])) {
+		ctx_state(fd, ctx2, &st);
+		tap_diag("gate context: state %u kind %u completed %llu",
+			 st.state, st.fault_kind,
+			 (unsigned long long)st.jobs_completed);
+	}
+
+	tap_ok(!syncobj_wait(fd, done, 10000) &&
+	       mem[0] == info.max_jobs_per_context,
+	       "all of them ran, in order (last value %u)", mem[0]);
+	drmSyncobjReset(fd, &done, 1);
+	n = 0;
+	pkt_write_imm(dw, &n, VA + 4, 0x99);
+	for (i = 0; i < 100; i++) {
+		ret = submit(fd, ctx, dw, n, &bo, 1, 0, gate_out, NULL);
+		if (ret != -EBUSY)
+			break;
+		usleep(10000);	/* jobs are freed just after their fence */
+	}
+	tap_ok(!ret && !syncobj_wait(fd, gate_out, 5000) && mem[1] == 0x99,
+	       "and the context takes work again");
+
+	close(fd);
+	return tap_exit_status();
+}
