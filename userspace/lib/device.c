@@ -79,7 +79,7 @@ static int cmp_uint(const void *a, const void *b)
  */
 static int tern_minors(unsigned int *minors, int max)
 {
-	unsigned int all[64];
+	unsigned int all[64] = { 0 };
 	int n = 0, count = 0, i;
 	struct dirent *de;
 	struct stat st;

@@ -28,7 +28,7 @@
 
 const char *tool_name = "tern-demo";
 
-#define SAXPY_COUNT	(64 * 1024)
+#define SAXPY_COUNT	(64u * 1024)
 /* CPU check budget: multiply-adds the guest CPU redoes to check the GEMM */
 #define CHECK_MACS	(32ull << 20)
 
