@@ -196,6 +196,14 @@ static struct tern_sched *tern_context_pick_engine(struct tern_device *tdev,
 	return best;
 }
 
+/**
+ * tern_context_create_ioctl() - DRM_IOCTL_TERN_CONTEXT_CREATE
+ * @drm: the DRM device
+ * @data: struct drm_tern_context_create
+ * @file: the DRM file
+ *
+ * Return: 0 or a negative errno, as documented in the uAPI.
+ */
 int tern_context_create_ioctl(struct drm_device *drm, void *data,
 			      struct drm_file *file)
 {
@@ -310,6 +318,14 @@ static void tern_context_retire(struct tern_file *tfile, struct tern_context *ct
 	spin_unlock_irqrestore(&ctx->state_lock, flags);
 }
 
+/**
+ * tern_context_destroy_ioctl() - DRM_IOCTL_TERN_CONTEXT_DESTROY
+ * @drm: the DRM device
+ * @data: struct drm_tern_context_destroy
+ * @file: the DRM file
+ *
+ * Return: 0 or a negative errno, as documented in the uAPI.
+ */
 int tern_context_destroy_ioctl(struct drm_device *drm, void *data,
 			       struct drm_file *file)
 {
@@ -350,6 +366,14 @@ void tern_context_destroy_all(struct tern_file *tfile)
 	mutex_unlock(&tfile->lock);
 }
 
+/**
+ * tern_context_get_state_ioctl() - DRM_IOCTL_TERN_CONTEXT_GET_STATE
+ * @drm: the DRM device
+ * @data: struct drm_tern_context_get_state
+ * @file: the DRM file
+ *
+ * Return: 0 or a negative errno, as documented in the uAPI.
+ */
 int tern_context_get_state_ioctl(struct drm_device *drm, void *data,
 				 struct drm_file *file)
 {

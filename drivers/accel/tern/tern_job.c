@@ -347,6 +347,16 @@ static int tern_submit_check_args(struct tern_device *tdev,
 	return 0;
 }
 
+/**
+ * tern_submit_ioctl() - DRM_IOCTL_TERN_SUBMIT
+ * @drm: the DRM device
+ * @data: struct drm_tern_submit
+ * @file: the DRM file
+ *
+ * See "DOC: submission".
+ *
+ * Return: 0 or a negative errno, as documented in the uAPI.
+ */
 int tern_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 {
 	struct tern_device *tdev = to_tern_device(drm);
