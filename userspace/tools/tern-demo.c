@@ -31,6 +31,7 @@ const char *tool_name = "tern-demo";
 #define SAXPY_COUNT	(64u * 1024)
 /* CPU check budget: multiply-adds the guest CPU redoes to check the GEMM */
 #define CHECK_MACS	(32ull << 20)
+#define TIMELINE_COLS	60
 
 static void usage(FILE *f)
 {
@@ -88,6 +89,20 @@ static int high_context_on(struct tern_device *dev, uint32_t engine, struct tern
 		tern_context_destroy(tries[i]);
 	}
 	return *out ? 0 : ret;
+}
+
+/* One row of the timeline: '#' from @t0 to @t1, 's' at @mark (if >= 0). */
+static void timeline_row(const char *name, double t0, double t1, double mark, double scale)
+{
+	char row[TIMELINE_COLS + 1];
+	int i, a = (int)(t0 / scale), b = (int)(t1 / scale);
+
+	for (i = 0; i < TIMELINE_COLS; i++)
+		row[i] = i >= a && i <= b ? '#' : ' ';
+	if (mark >= 0.0 && (int)(mark / scale) < TIMELINE_COLS && row[(int)(mark / scale)] == ' ')
+		row[(int)(mark / scale)] = 's';
+	row[TIMELINE_COLS] = 0;
+	printf("  %-11s [%s]\n", name, row);
 }
 
 static void sleep_us(long us)
@@ -279,6 +294,14 @@ int main(int argc, char **argv)
 	       tern_context_engine(lo.ctx), l0, l1);
 	printf("  high SAXPY %u       engine %u  submitted %9.3f, ran %9.3f .. %9.3f\n",
 	       SAXPY_COUNT, tern_context_engine(hi.ctx), hs, h0, h1);
+	{
+		double end = fmax(fmax(l1, h1), hs), scale = (end > 0 ? end : 1.0) / (TIMELINE_COLS - 1);
+
+		printf("\ntimeline, one column = %.2f ms ('s': the high-priority submit):\n", scale);
+		timeline_row("low  GEMM", l0, l1, -1.0, scale);
+		timeline_row("high SAXPY", h0 < 0 ? 0 : h0, h1 < 0 ? 0 : h1, hs, scale);
+		printf("\n");
+	}
 	if (tern_context_engine(lo.ctx) != tern_context_engine(hi.ctx))
 		printf("=> the jobs ran on different engines, side by side: no scheduling "
 		       "decision between them was needed\n");

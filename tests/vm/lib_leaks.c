@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * lib_leaks: libtern gives back what it takes.  Many rounds of every kind of
+ * call (open, contexts, buffers, export/import, command buffers, submits,
+ * fences, sync_files, and the error paths) leave the heap in use, the open
+ * file descriptors and the process's mappings as they were after the first
+ * round.  (valgrind does not run in the test VM; this is its stand-in for
+ * the paths that need a device.)
+ *
+ * tern-vm: timeout=180
+ */
+#include <dirent.h>
+#include <malloc.h>
+#include <stdint.h>
+#include <tern/tern.h>
+
+#include "tern_test.h"
+
+static int count_fds(void)
+{
+	struct dirent *de;
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	while (d && (de = readdir(d)))
+		n += de->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static int count_maps(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	int n = 0, c;
+
+	while (f && (c = fgetc(f)) != EOF)
+		n += c == '\n';
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* One round of everything; returns the number of unexpected results. */
+static int round_trip(void)
+{
+	struct tern_context *ctx = NULL, *ctx2 = NULL;
+	struct tern_device *dev = NULL, *dev2 = NULL, *none = NULL;
+	struct tern_bo *bo = NULL, *imp = NULL, *bad = NULL;
+	struct tern_fence *f = NULL, *g = NULL, *h = NULL;
+	struct tern_cmdbuf *cb = NULL;
+	int bad_results = 0, fd = -1, sfd = -1;
+
+	bad_results += tern_device_open(0, &dev) != 0;
+	bad_results += tern_device_open(0, &dev2) != 0;
+	bad_results += tern_device_open(5, &none) != -ENOENT;
+	bad_results += tern_device_open_path("/dev/null", &none) != -ENODEV;
+	if (!dev || !dev2)
+		return bad_results + 1;
+	bad_results += tern_context_create(dev, NULL, &ctx) != 0;
+	bad_results += tern_context_create(dev2, NULL, &ctx2) != 0;
+	bad_results += tern_bo_alloc(dev, 65536, 0, &bo) != 0;
+	bad_results += tern_bo_alloc(dev, 0, 0, &bad) != -EINVAL;
+	bad_results += tern_bo_export(bo, &fd) != 0;
+	bad_results += tern_bo_import(dev2, fd, &imp) != 0;
+	bad_results += tern_cmdbuf_create(0, &cb) != 0;
+	bad_results += tern_cmd_fill(cb, tern_bo_va(bo), 65536, 7) != 0;
+	bad_results += tern_cmd_gemm(cb, tern_bo_va(bo), tern_bo_va(bo), tern_bo_va(bo), 1, 1, 1)
+		       != -EINVAL;
+	bad_results += tern_submit(ctx, cb, NULL, 0, &f) != 0;
+	bad_results += tern_fence_export_sync_file(f, &sfd) != 0;
+	bad_results += tern_fence_import_sync_file(dev2, sfd, &g) != 0;
+	tern_cmdbuf_reset(cb);
+	bad_results += tern_cmd_write_imm(cb, tern_bo_va(imp), 9) != 0;
+	bad_results += tern_submit(ctx2, cb, &g, 1, &h) != 0;
+	bad_results += tern_fence_wait(h, 10 * 1000000000ll) != 0;
+	bad_results += tern_fence_wait(f, 10 * 1000000000ll) != 0;
+	bad_results += ((uint32_t *)tern_bo_map(bo))[0] != 9;
+	tern_cmdbuf_reset(cb);
+	bad_results += tern_cmd_raw(cb, (const uint32_t[]){ 0x00010080 }, 1) != 0;
+	bad_results += tern_submit(ctx, cb, NULL, 0, NULL) != -EPERM;
+	tern_cmdbuf_reset(cb);
+	bad_results += tern_cmd_write_imm(cb, 0x10, 1) != 0;
+	bad_results += tern_submit(ctx, cb, NULL, 0, NULL) != -EFAULT;
+
+	close(sfd);
+	close(fd);
+	tern_fence_free(h);
+	tern_fence_free(g);
+	tern_fence_free(f);
+	tern_cmdbuf_free(cb);
+	tern_bo_free(imp);
+	tern_bo_free(bo);
+	bad_results += tern_context_destroy(ctx2) != 0;
+	bad_results += tern_context_destroy(ctx) != 0;
+	tern_device_close(dev2);
+	tern_device_close(dev);
+	return bad_results;
+}
+
+int main(int argc, char **argv)
+{
+	size_t heap0, heap1;
+	int fds0, fds1, maps0, maps1, bad = 0, i;
+
+	/*
+	 * Chunks glibc keeps in its per-thread cache count as in use: run
+	 * without that cache so the heap figure is exact.
+	 */
+	if (argc == 1 && !getenv("GLIBC_TUNABLES")) {
+		setenv("GLIBC_TUNABLES", "glibc.malloc.tcache_count=0", 1);
+		execv("/proc/self/exe", (char *[]){ argv[0], "again", NULL });
+		tap_diag("cannot run again without the malloc cache: %s", strerror(errno));
+	}
+	bad += round_trip();		/* warm up: one-time allocations of libc */
+	heap0 = mallinfo2().uordblks;
+	fds0 = count_fds();
+	maps0 = count_maps();
+	for (i = 0; i < 100; i++)
+		bad += round_trip();
+	heap1 = mallinfo2().uordblks;
+	fds1 = count_fds();
+	maps1 = count_maps();
+	tap_ok(bad == 0, "100 rounds of every call and error path behave (%d surprises)", bad);
+	tap_ok(heap1 <= heap0, "heap in use: %zu bytes before, %zu after", heap0, heap1);
+	tap_ok(fds1 == fds0, "open file descriptors: %d before, %d after", fds0, fds1);
+	tap_ok(maps1 == maps0, "memory mappings: %d before, %d after", maps0, maps1);
+	tap_done();
+	return tap_exit_status();
+}
