@@ -78,7 +78,10 @@ static inline int ctx_state(int fd, uint32_t handle,
 	return mem_ioctl(fd, DRM_IOCTL_TERN_CONTEXT_GET_STATE, st);
 }
 
-/* Submit @ndw dwords on @ctx; optional BO list, in- and out-syncobj (0: none). */
+/*
+ * Submit @ndw dwords on @ctx; optional BO list, in- and out-syncobj (0: none).
+ * Through ioctl(): drmIoctl() would retry a full context's -EAGAIN forever.
+ */
 static inline int submit(int fd, uint32_t ctx, const uint32_t *dw, uint32_t ndw,
 			 const uint32_t *bos, uint32_t nbos, uint32_t in_sync,
 			 uint32_t out_sync, struct drm_tern_submit *out)
@@ -96,7 +99,7 @@ static inline int submit(int fd, uint32_t ctx, const uint32_t *dw, uint32_t ndw,
 		.out_syncs = (uintptr_t)&o,
 		.out_sync_count = out_sync ? 1 : 0,
 	};
-	int ret = mem_ioctl(fd, DRM_IOCTL_TERN_SUBMIT, &s);
+	int ret = ioctl(fd, DRM_IOCTL_TERN_SUBMIT, &s) ? -errno : 0;
 
 	if (out)
 		*out = s;

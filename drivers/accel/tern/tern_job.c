@@ -393,10 +393,9 @@ int tern_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 		ret = -EIO;
 		goto out_put_ctx;
 	}
-	/* not -EAGAIN: libdrm's drmIoctl() would retry it in a busy loop */
 	if (atomic_inc_return(&ctx->pending) > TERN_MAX_JOBS_PER_CONTEXT) {
 		atomic_dec(&ctx->pending);
-		ret = -EBUSY;
+		ret = -EAGAIN;
 		goto out_put_ctx;
 	}
 

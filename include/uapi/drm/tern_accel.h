@@ -399,7 +399,7 @@ enum drm_tern_engine_class {
  * @buf_size_max: out: largest command buffer in bytes (&drm_tern_submit.cmdbuf_size)
  * @max_contexts: out: most contexts one open file may have at a time
  * @max_jobs_per_context: out: most jobs of one context that may be
- *	submitted and not yet finished; more fail with -EBUSY
+ *	submitted and not yet finished; more fail with -EAGAIN
  * @max_bos_per_submit: out: largest &drm_tern_submit.bo_count
  * @max_syncs_per_submit: out: largest &drm_tern_submit.in_sync_count and
  *	&drm_tern_submit.out_sync_count
@@ -622,8 +622,10 @@ struct drm_tern_sync {
  * -ENOENT no such context, BO handle or in-syncobj (or a timeline point
  * that has no fence yet, with @point);
  * -EIO the context was faulted or banned (see DRM_IOCTL_TERN_CONTEXT_GET_STATE);
- * -EBUSY the context already has &drm_tern_get_info.max_jobs_per_context
- * unfinished jobs: wait for one and retry;
+ * -EAGAIN the context already has &drm_tern_get_info.max_jobs_per_context
+ * unfinished jobs: wait for one of its fences and retry (libdrm's
+ * drmIoctl() retries -EAGAIN at once, in a loop: issue this ioctl with
+ * ioctl() to see it);
  * -ENOMEM; -EINTR/-ERESTARTSYS a signal arrived; -ENODEV the device is gone.
  */
 struct drm_tern_submit {
