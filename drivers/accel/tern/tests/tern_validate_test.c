@@ -393,6 +393,93 @@ static void tern_validate_copy_engine(struct kunit *test)
 	}
 }
 
+static u32 tern_rand(u64 *state)
+{
+	/* xorshift64*: deterministic, so a failure can be replayed */
+	*state ^= *state >> 12;
+	*state ^= *state << 25;
+	*state ^= *state >> 27;
+	return (*state * 0x2545f4914f6cdd1dull) >> 32;
+}
+
+/*
+ * Random buffers, mostly made of plausible headers: whatever the verdict,
+ * it is one of the documented errnos, an accepted buffer is a whole number
+ * of packets with no privileged or unknown opcode, and a refused one names
+ * a packet boundary inside the buffer.
+ */
+static void tern_validate_fuzz(struct kunit *test)
+{
+	static const u32 ops[] = {
+		TERN_OP_NOP, TERN_OP_WRITE_IMM, TERN_OP_FENCE, TERN_OP_TIMESTAMP,
+		TERN_OP_COPY, TERN_OP_FILL, TERN_OP_SPIN, TERN_OP_WAIT_MEM,
+		TERN_OP_VECADD, TERN_OP_SAXPY, TERN_OP_GEMM, TERN_OP_REDUCE,
+		TERN_OP_TLB_INVALIDATE, TERN_OP_PHYS_COPY, 0x08, 0x7f,
+	};
+	struct tern_validate_error err;
+	unsigned int accepted = 0, round;
+	u64 state = 0x7e70c0ffee;
+	u32 buf[64];
+
+	for (round = 0; round < 20000; round++) {
+		u32 ndw = tern_rand(&state) % ARRAY_SIZE(buf) + 1;
+		u32 i, pos, op, len;
+		int ret;
+
+		for (i = 0; i < ndw; i++)
+			buf[i] = tern_rand(&state) & 0x3ffffc;	/* small aligned VAs */
+		/* Lay headers out as a packet stream, with some damage. */
+		for (i = 0; i < ndw; i += len) {
+			u32 r = tern_rand(&state);
+
+			op = ops[r % ARRAY_SIZE(ops)];
+			len = op < TERN_PKT_PRIVILEGED && tern_packets[op].dwords ?
+			      tern_packets[op].dwords : r % 4 + 1;
+			if (r % 97 == 0)
+				len = r % 7;
+			buf[i] = TERN_PKT_HEADER(op, len);
+			if (r % 89 == 0)
+				buf[i] |= 0x100;
+			if (!len)
+				break;
+		}
+
+		ret = tern_validate_cmdbuf(buf, ndw, &err);
+		KUNIT_ASSERT_TRUE_MSG(test, ret == 0 || ret == -EBADMSG || ret == -EPERM ||
+				      ret == -ENOEXEC || ret == -EINVAL,
+				      "round %u: unexpected %d", round, ret);
+
+		/* Walk the packets again: the verdict must match the walk. */
+		for (pos = 0; pos < ndw; pos += TERN_PKT_LENGTH(buf[pos])) {
+			if (ret && pos == err.offset)
+				break;
+			op = TERN_PKT_OPCODE(buf[pos]);
+			KUNIT_ASSERT_FALSE_MSG(test, op & TERN_PKT_PRIVILEGED,
+					       "round %u: privileged op passed at %u",
+					       round, pos);
+			KUNIT_ASSERT_TRUE_MSG(test, tern_opcode_known(op),
+					      "round %u: unknown op passed at %u",
+					      round, pos);
+			KUNIT_ASSERT_NE_MSG(test, TERN_PKT_LENGTH(buf[pos]), 0,
+					    "round %u: zero length passed at %u", round, pos);
+		}
+		if (ret) {
+			KUNIT_ASSERT_EQ_MSG(test, pos, err.offset,
+					    "round %u: error offset %u is no packet boundary",
+					    round, err.offset);
+			KUNIT_ASSERT_LT(test, err.offset, ndw);
+			KUNIT_ASSERT_EQ(test, err.opcode, TERN_PKT_OPCODE(buf[pos]));
+		} else {
+			KUNIT_ASSERT_EQ_MSG(test, pos, ndw,
+					    "round %u: accepted a packet past the end", round);
+			accepted++;
+		}
+	}
+	/* The generator must exercise both verdicts. */
+	KUNIT_EXPECT_GT(test, accepted, 20);
+	KUNIT_EXPECT_LT(test, accepted, 19900);
+}
+
 static struct kunit_case tern_validate_cases[] = {
 	KUNIT_CASE_PARAM(tern_validate_valid_packet, tern_valid_gen_params),
 	KUNIT_CASE_PARAM(tern_validate_invalid_packet, tern_invalid_gen_params),
@@ -402,6 +489,7 @@ static struct kunit_case tern_validate_cases[] = {
 	KUNIT_CASE(tern_validate_longest_nop),
 	KUNIT_CASE(tern_validate_stream),
 	KUNIT_CASE(tern_validate_copy_engine),
+	KUNIT_CASE(tern_validate_fuzz),
 	{}
 };
 
