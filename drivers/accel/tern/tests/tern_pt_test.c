@@ -449,6 +449,111 @@ static void tern_pt_fini_with_mappings(struct kunit *test)
 	/* tern_pt_test_exit() checks that everything is freed. */
 }
 
+#define MODEL_PAGES	4096
+#define MODEL_BASE	((1ull << 39) - MODEL_PAGES / 2 * PAGE4K)
+
+static u32 tern_pt_rand(u64 *state)
+{
+	*state ^= *state >> 12;
+	*state ^= *state << 25;
+	*state ^= *state >> 27;
+	return (*state * 0x2545f4914f6cdd1dull) >> 32;
+}
+
+/* Tables a tree needs for the pages marked in @model, root included. */
+static u64 tern_pt_model_tables(const u64 *model)
+{
+	u64 tables = 1, last[3] = { U64_MAX, U64_MAX, U64_MAX };
+	unsigned int i, level;
+
+	/* Pages in VA order: a new table starts where its prefix changes. */
+	for (i = 0; i < MODEL_PAGES; i++) {
+		u64 va = MODEL_BASE + i * PAGE4K;
+
+		if (!model[i])
+			continue;
+		for (level = 1; level < TERN_PT_LEVELS; level++) {
+			u64 prefix = va >> TERN_PT_SHIFT(level);
+
+			if (prefix != last[level - 1]) {
+				last[level - 1] = prefix;
+				tables++;
+			}
+		}
+	}
+	return tables;
+}
+
+/*
+ * Random maps (with random allocation failures) and unmaps over 4096 pages
+ * around the 512 GiB boundary, against a model of which page maps what:
+ * after every step the tree translates every page as the model says, both
+ * through lookups and through the tables in memory, and holds exactly the
+ * tables the model needs.
+ */
+static void tern_pt_random_model(struct kunit *test)
+{
+	struct tern_pt_fixture *f = test->priv;
+	u64 state = 0x7e70beef, pages[64], *model;
+	unsigned int step, i;
+
+	model = kunit_kcalloc(test, MODEL_PAGES, sizeof(*model), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, model);
+
+	for (step = 0; step < 400; step++) {
+		u32 r = tern_pt_rand(&state);
+		u32 first = tern_pt_rand(&state) % MODEL_PAGES;
+		u32 n = min_t(u32, r % 64 + 1, MODEL_PAGES - first);
+		u64 va = MODEL_BASE + (u64)first * PAGE4K;
+		u64 flags = r & 0x100 ? TERN_PTE_WRITABLE : 0;
+		bool busy = false;
+		int ret;
+
+		if (r % 3) {
+			for (i = 0; i < n; i++) {
+				pages[i] = ((u64)tern_pt_rand(&state) << 12) & TERN_PTE_ADDR_MASK;
+				busy |= model[first + i] != 0;
+			}
+			f->fa.fail_at = r % 5 == 0 ? f->fa.calls + 1 + r % 4 : 0;
+			ret = tern_pt_map(&f->pt, va, pages, n, flags);
+			if (busy) {
+				KUNIT_ASSERT_EQ_MSG(test, ret, -EEXIST, "step %u", step);
+			} else if (ret) {
+				KUNIT_ASSERT_EQ_MSG(test, ret, -ENOMEM, "step %u", step);
+			} else {
+				for (i = 0; i < n; i++)
+					model[first + i] = pages[i] | flags | TERN_PTE_VALID;
+			}
+			f->fa.fail_at = 0;
+		} else {
+			tern_pt_unmap(&f->pt, va, n);
+			for (i = 0; i < n; i++)
+				model[first + i] = 0;
+		}
+
+		KUNIT_ASSERT_EQ_MSG(test, f->pt.nr_tables, tern_pt_model_tables(model),
+				    "step %u", step);
+		KUNIT_ASSERT_EQ(test, tern_fake_live(&f->fa), f->pt.nr_tables);
+		if (step % 20 && step != 399)
+			continue;
+		for (i = 0; i < MODEL_PAGES; i++) {
+			u64 pte = 0, walked = 0;
+			int lret = tern_pt_lookup(&f->pt, MODEL_BASE + i * PAGE4K, &pte);
+			int wret = tern_fake_walk(&f->fa, tern_pt_root(&f->pt),
+						  MODEL_BASE + i * PAGE4K, &walked);
+
+			if (model[i]) {
+				KUNIT_ASSERT_TRUE_MSG(test, !lret && !wret && pte == model[i] &&
+						      walked == model[i],
+						      "step %u page %u", step, i);
+			} else {
+				KUNIT_ASSERT_TRUE_MSG(test, lret == -ENOENT && wret == -ENOENT,
+						      "step %u page %u", step, i);
+			}
+		}
+	}
+}
+
 static struct kunit_case tern_pt_cases[] = {
 	KUNIT_CASE(tern_pt_empty),
 	KUNIT_CASE(tern_pt_map_one),
@@ -461,6 +566,7 @@ static struct kunit_case tern_pt_cases[] = {
 	KUNIT_CASE(tern_pt_init_failure),
 	KUNIT_CASE(tern_pt_sparse_unmap),
 	KUNIT_CASE(tern_pt_fini_with_mappings),
+	KUNIT_CASE(tern_pt_random_model),
 	{}
 };
 
