@@ -517,15 +517,17 @@ enum drm_tern_context_state {
  * @DRM_TERN_REASON_FAULT: the device reported a fault in one of its jobs
  * @DRM_TERN_REASON_HANG: one of its jobs made no progress for the timeout
  * @DRM_TERN_REASON_INNOCENT_RESET: the engine was reset for another context
- *
- * A device that was unplugged is not a context state: every ioctl of its
- * files fails with -ENODEV.
+ * @DRM_TERN_REASON_DEVICE_LOST: the whole device was reset.  This version
+ *	of the driver never resets the whole device while it is in use, so it
+ *	does not report this reason; an unplugged device is not reported here
+ *	either: every ioctl of its files fails with -ENODEV.
  */
 enum drm_tern_context_reason {
 	DRM_TERN_REASON_NONE = 0,
 	DRM_TERN_REASON_FAULT = 1,
 	DRM_TERN_REASON_HANG = 2,
 	DRM_TERN_REASON_INNOCENT_RESET = 3,
+	DRM_TERN_REASON_DEVICE_LOST = 4,
 };
 
 /**
