@@ -28,7 +28,8 @@
  * tern_cmdbuf is not locked: build each one in one thread at a time (it may
  * be submitted from any thread once built, and submitted again).  Releasing
  * an object while another thread still uses it is a bug of the caller.
- * tern_last_error() is per thread.
+ * tern_last_error() is per thread.  After fork() the child shares the
+ * parent's open device (the same DRM file); use it in one process only.
  */
 #ifndef TERN_TERN_H
 #define TERN_TERN_H
