@@ -485,8 +485,9 @@ static u64 tern_pt_model_tables(const u64 *model)
 }
 
 /*
- * Random maps (with random allocation failures) and unmaps over 4096 pages
- * around the 512 GiB boundary, against a model of which page maps what:
+ * Random maps (a third of them with a failing table allocation) and unmaps
+ * over 4096 pages around the 512 GiB boundary, against a model of which
+ * page maps what:
  * after every step the tree translates every page as the model says, both
  * through lookups and through the tables in memory, and holds exactly the
  * tables the model needs.
@@ -495,7 +496,7 @@ static void tern_pt_random_model(struct kunit *test)
 {
 	struct tern_pt_fixture *f = test->priv;
 	u64 state = 0x7e70beef, pages[64], *model;
-	unsigned int step, i;
+	unsigned int step, i, nomem = 0;
 
 	model = kunit_kcalloc(test, MODEL_PAGES, sizeof(*model), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, model);
@@ -507,25 +508,30 @@ static void tern_pt_random_model(struct kunit *test)
 		u64 va = MODEL_BASE + (u64)first * PAGE4K;
 		u64 flags = r & 0x100 ? TERN_PTE_WRITABLE : 0;
 		bool busy = false;
+		u32 fail;
 		int ret;
 
-		if (r % 3) {
+		if (r % 2) {
 			for (i = 0; i < n; i++) {
 				pages[i] = ((u64)tern_pt_rand(&state) << 12) & TERN_PTE_ADDR_MASK;
 				busy |= model[first + i] != 0;
 			}
-			f->fa.fail_at = r % 5 == 0 ? f->fa.calls + 1 + r % 4 : 0;
+			fail = tern_pt_rand(&state);
+			f->fa.fail_at = fail % 3 ? 0 : f->fa.calls + 1 + fail % 2;
 			ret = tern_pt_map(&f->pt, va, pages, n, flags);
 			if (busy) {
 				KUNIT_ASSERT_EQ_MSG(test, ret, -EEXIST, "step %u", step);
 			} else if (ret) {
 				KUNIT_ASSERT_EQ_MSG(test, ret, -ENOMEM, "step %u", step);
+				nomem++;
 			} else {
 				for (i = 0; i < n; i++)
 					model[first + i] = pages[i] | flags | TERN_PTE_VALID;
 			}
 			f->fa.fail_at = 0;
 		} else {
+			/* Unmaps are larger, so that tables keep coming and going. */
+			n = min_t(u32, r % 1024 + 1, MODEL_PAGES - first);
 			tern_pt_unmap(&f->pt, va, n);
 			for (i = 0; i < n; i++)
 				model[first + i] = 0;
@@ -552,6 +558,8 @@ static void tern_pt_random_model(struct kunit *test)
 			}
 		}
 	}
+	/* The failure path must have been taken, not just the happy one. */
+	KUNIT_EXPECT_GT(test, nomem, 10);
 }
 
 static struct kunit_case tern_pt_cases[] = {
