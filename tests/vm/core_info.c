@@ -44,6 +44,7 @@ int main(void)
 	       info.max_bos_per_submit && info.max_syncs_per_submit &&
 	       info.max_bo_size && info.default_timeout_ms &&
 	       info.max_timeout_ms >= info.default_timeout_ms &&
+	       info.max_queued_bytes >= info.buf_size_max &&
 	       info.va_bits == 48 && !info.pad && !info.flags,
 	       "limits are reported");
 	tap_ok(info.caps & DRM_TERN_CAP_FAULT_INJECT, "fault injection present");

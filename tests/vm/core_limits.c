@@ -4,7 +4,8 @@
  * refuses the next with EAGAIN (not ENOMEM, not a silent loss); once its
  * jobs finish it takes work again.  The submits use ioctl() directly:
  * drmIoctl() retries EAGAIN in a loop.  The jobs wait behind a 3 s job of
- * another context.
+ * another context.  Likewise a file whose unfinished jobs hold
+ * max_queued_bytes of command buffers gets EAGAIN.
  *
  * tern-vm: timeout=120
  */
@@ -21,7 +22,7 @@ int main(void)
 	int64_t t0;
 	int fd, ret = 0;
 
-	tap_plan(7);
+	tap_plan(10);
 	fd = tern_test_open();
 	if (!tap_ok(fd >= 0, "open the device") || core_get_info(fd, &info) ||
 	    ctx_create(fd, 1, 0, 0, &ctx) || ctx_create(fd, 1, 0, 0, &ctx2) ||
@@ -81,6 +82,41 @@ int main(void)
 	}
 	tap_ok(!ret && !syncobj_wait(fd, gate_out, 5000) && mem[1] == 0x99,
 	       "and the context takes work again");
+
+	/* the bytes of command buffers a file's unfinished jobs hold */
+	{
+		static uint32_t big[(1 << 20) / 4];
+		uint32_t nbig = info.buf_size_max / 4, k, ctx3 = 0;
+		uint64_t held = 0;
+
+		for (k = 0; k < nbig; k += 0xfff0)
+			big[k] = TERN_PKT_HEADER(TERN_OP_NOP,
+						 nbig - k < 0xfff0 ? nbig - k : 0xfff0);
+		drmSyncobjReset(fd, &gate, 1);
+		n = 0;
+		pkt_spin(dw, &n, 3000000);
+		submit(fd, ctx2, dw, n, &bo, 1, 0, gate, NULL);
+		ctx_create(fd, 1, 0, 0, &ctx3);
+		for (i = 0; i < 1000; i++) {
+			ret = submit(fd, i % 2 ? ctx3 : ctx, big, nbig, NULL, 0,
+				     i < 2 ? gate : 0, 0, NULL);
+			if (ret)
+				break;
+			held += info.buf_size_max;
+		}
+		tap_ok(ret == -EAGAIN && held <= info.max_queued_bytes &&
+		       held + 2 * info.buf_size_max > info.max_queued_bytes,
+		       "a file holding %llu MiB of command buffers gets EAGAIN (%s)",
+		       (unsigned long long)(held >> 20), strerror(-ret));
+		tap_ok(!submit(fd, ctx2, dw, 2, &bo, 1, 0, 0, NULL),
+		       "a small job of another context fits");
+		drmSyncobjReset(fd, &done, 1);
+		tap_ok(!syncobj_wait(fd, gate, 10000) &&
+		       ctx_idle(fd, ctx, 10000) && ctx_idle(fd, ctx3, 10000) &&
+		       !submit(fd, ctx, big, nbig, NULL, 0, 0, done, NULL) &&
+		       !syncobj_wait(fd, done, 10000),
+		       "once they ran, big buffers are taken again");
+	}
 
 	close(fd);
 	return tap_exit_status();

@@ -26,6 +26,7 @@
 #define TERN_DEFAULT_TIMEOUT_MS		2000
 #define TERN_MAX_TIMEOUT_MS		60000
 #define TERN_MAX_BO_SIZE		BIT_ULL(32)
+#define TERN_MAX_QUEUED_BYTES_PER_FILE	(64ull << 20)
 
 /**
  * struct tern_device - one tern PCI device

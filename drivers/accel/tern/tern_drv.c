@@ -97,6 +97,7 @@ static int tern_get_info_ioctl(struct drm_device *drm, void *data,
 	args->max_bo_size = TERN_MAX_BO_SIZE;
 	args->va_bits = TERN_VA_BITS;
 	args->device_clock_ns = tern_device_clock_ns(tdev);
+	args->max_queued_bytes = TERN_MAX_QUEUED_BYTES_PER_FILE;
 
 	drm_dev_exit(idx);
 	return 0;
@@ -122,6 +123,14 @@ static int tern_open(struct drm_device *drm, struct drm_file *file)
 	mutex_init(&tfile->lock);
 	xa_init_flags(&tfile->contexts, XA_FLAGS_ALLOC1);
 
+	tfile->usage = kzalloc(sizeof(*tfile->usage), GFP_KERNEL);
+	if (!tfile->usage) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	kref_init(&tfile->usage->ref);
+	atomic64_set(&tfile->usage->cmd_bytes, 0);
+
 	ret = tern_vm_create(tdev, &tfile->vm);
 	if (ret)
 		goto out_free;
@@ -131,6 +140,8 @@ static int tern_open(struct drm_device *drm, struct drm_file *file)
 	return 0;
 
 out_free:
+	if (tfile->usage)
+		tern_file_usage_put(tfile->usage);
 	xa_destroy(&tfile->contexts);
 	mutex_destroy(&tfile->lock);
 	kfree(tfile);
@@ -146,6 +157,7 @@ static void tern_postclose(struct drm_device *drm, struct drm_file *file)
 	/* cancels what did not start; jobs on the engines keep the VM alive */
 	tern_context_destroy_all(tfile);
 	tern_vm_put(tfile->vm);
+	tern_file_usage_put(tfile->usage);
 	xa_destroy(&tfile->contexts);
 	mutex_destroy(&tfile->lock);
 	kfree(tfile);

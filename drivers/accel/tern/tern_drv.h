@@ -5,7 +5,10 @@
 #ifndef __TERN_DRV_H__
 #define __TERN_DRV_H__
 
+#include <linux/atomic.h>
+#include <linux/kref.h>
 #include <linux/mutex.h>
+#include <linux/slab.h>
 #include <linux/xarray.h>
 
 #define TERN_DRIVER_NAME	"tern"
@@ -18,6 +21,27 @@ struct tern_device;
 struct tern_vm;
 
 /**
+ * struct tern_file_usage - what the unfinished jobs of a file hold
+ * @ref: held by the file and by each unfinished job, which may outlive it
+ * @cmd_bytes: bytes of command-buffer copies (DMA memory) of those jobs,
+ *	limited to TERN_MAX_QUEUED_BYTES_PER_FILE
+ */
+struct tern_file_usage {
+	struct kref ref;
+	atomic64_t cmd_bytes;
+};
+
+static inline void tern_file_usage_release(struct kref *ref)
+{
+	kfree(container_of(ref, struct tern_file_usage, ref));
+}
+
+static inline void tern_file_usage_put(struct tern_file_usage *usage)
+{
+	kref_put(&usage->ref, tern_file_usage_release);
+}
+
+/**
  * struct tern_file - per open file state (drm_file.driver_priv)
  * @tdev: the device
  * @vm: the file's address space
@@ -25,6 +49,7 @@ struct tern_vm;
  * @lock: serialises context creation, lookup and destruction of this file
  * @context_count: number of contexts in @contexts
  * @retired_busy_ns: device time of destroyed contexts, per engine class
+ * @usage: memory held by the file's unfinished jobs
  * @client_id: drm_file client id, for fdinfo and drm_sched
  */
 struct tern_file {
@@ -34,6 +59,7 @@ struct tern_file {
 	struct mutex lock; /* protects @contexts and @context_count */
 	unsigned int context_count;
 	u64 retired_busy_ns[2];
+	struct tern_file_usage *usage;
 	u64 client_id;
 };
 

@@ -64,6 +64,10 @@ static void tern_job_release(struct tern_job *job)
 	if (job->cmd)
 		dma_free_coherent(tdev->drm.dev, job->cmd_size, job->cmd,
 				  job->cmd_dma);
+	if (job->usage) {
+		atomic64_sub(job->cmd_size, &job->usage->cmd_bytes);
+		tern_file_usage_put(job->usage);
+	}
 	if (job->hw.fence) {
 		if (job->hw.fence->ops)
 			dma_fence_put(job->hw.fence);
@@ -408,6 +412,14 @@ int tern_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	job->ctx = ctx;	/* the job owns the reference and the pending count now */
 
 	job->cmd_size = args->cmdbuf_size;
+	if (atomic64_add_return(job->cmd_size, &tfile->usage->cmd_bytes) >
+	    TERN_MAX_QUEUED_BYTES_PER_FILE) {
+		atomic64_sub(job->cmd_size, &tfile->usage->cmd_bytes);
+		ret = -EAGAIN;
+		goto out_release;
+	}
+	kref_get(&tfile->usage->ref);
+	job->usage = tfile->usage;	/* charged: uncharged when released */
 	job->cmd = dma_alloc_coherent(drm->dev, job->cmd_size, &job->cmd_dma,
 				      GFP_KERNEL | __GFP_NOWARN);
 	if (!job->cmd) {

@@ -13,6 +13,7 @@ struct drm_device;
 struct drm_file;
 struct drm_gem_object;
 struct tern_context;
+struct tern_file_usage;
 
 /**
  * struct tern_job - one submitted command buffer
@@ -25,6 +26,7 @@ struct tern_context;
  * @cmd_size: its size in bytes
  * @bos: the buffer objects the job uses (references)
  * @bo_count: entries of @bos
+ * @usage: the submitting file's usage, charged with @cmd_size (a reference)
  */
 struct tern_job {
 	struct drm_sched_job base;
@@ -35,6 +37,7 @@ struct tern_job {
 	u32 cmd_size;
 	struct drm_gem_object **bos;
 	u32 bo_count;
+	struct tern_file_usage *usage;
 };
 
 extern const struct drm_sched_backend_ops tern_job_sched_ops;

@@ -413,6 +413,9 @@ enum drm_tern_engine_class {
  * @pad: must be 0
  * @device_clock_ns: out: the device clock (ns since the device was reset),
  *	read during the ioctl
+ * @max_queued_bytes: out: most bytes of command buffers that the unfinished
+ *	jobs of one open file may hold (the driver keeps a copy of each);
+ *	submissions beyond it fail with -EAGAIN
  */
 struct drm_tern_get_info {
 	__u32 flags;
@@ -435,6 +438,7 @@ struct drm_tern_get_info {
 	__u32 va_bits;
 	__u32 pad;
 	__u64 device_clock_ns;
+	__u64 max_queued_bytes;
 };
 
 /**
@@ -626,7 +630,9 @@ struct drm_tern_sync {
  * that has no fence yet, with @point);
  * -EIO the context was faulted or banned (see DRM_IOCTL_TERN_CONTEXT_GET_STATE);
  * -EAGAIN the context already has &drm_tern_get_info.max_jobs_per_context
- * unfinished jobs: wait for one of its fences and retry (libdrm's
+ * unfinished jobs, or the file's unfinished jobs hold
+ * &drm_tern_get_info.max_queued_bytes of command buffers: wait for a fence
+ * and retry (libdrm's
  * drmIoctl() retries -EAGAIN at once, in a loop: issue this ioctl with
  * ioctl() to see it);
  * -ENOMEM; -EINTR/-ERESTARTSYS a signal arrived; -ENODEV the device is gone.
