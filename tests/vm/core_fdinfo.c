@@ -43,7 +43,7 @@ int main(void)
 	void *mem;
 	int fd;
 
-	tap_plan(7);
+	tap_plan(8);
 	fd = tern_test_open();
 	if (!tap_ok(fd >= 0, "open the device") ||
 	    ctx_create(fd, 1, DRM_TERN_ENGINE_CLASS_COMPUTE, 0, &ctx) ||
@@ -74,6 +74,9 @@ int main(void)
 	syncobj_wait(fd, so, 5000);
 	tap_ok(fdinfo_value(fd, "drm-engine-copy", NULL, 0) > 0,
 	       "a FILL on the copy engine counts there");
+	ctx_destroy(fd, ctx);
+	tap_ok(fdinfo_value(fd, "drm-engine-compute", NULL, 0) == c1,
+	       "destroying the context keeps its time in drm-engine-compute");
 	total = fdinfo_value(fd, "drm-total-memory", drv, sizeof(drv));
 	if (strstr(drv, "MiB"))
 		total <<= 20;

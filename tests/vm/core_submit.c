@@ -37,7 +37,7 @@ int main(void)
 	float *A, *B, *C;
 	int fd, ret;
 
-	tap_plan(35);
+	tap_plan(36);
 	fd = tern_test_open();
 	if (!tap_ok(fd >= 0, "open the device") || core_get_info(fd, &info))
 		return tap_exit_status();
@@ -214,6 +214,23 @@ int main(void)
 	r = s;
 	r.cmdbuf_size = n * 4;
 	tap_errno(submit_raw(fd, &r), -EINVAL, "misaligned FILL operand");
+
+	{
+		uint32_t copy = 0;
+
+		n = 0;
+		pkt_gemm(dw, &n, VA_A, VA_B, VA_C, 1, 1, 1);
+		r = s;
+		r.cmdbuf_size = n * 4;
+		r.context = 0;
+		ctx_create(fd, 1, DRM_TERN_ENGINE_CLASS_COPY, 0, &copy);
+		r.context = copy;
+		ret = submit_raw(fd, &r);
+		tap_ok(ret == -ENOEXEC && r.error_opcode == TERN_OP_GEMM,
+		       "GEMM on a copy-engine context: ENOEXEC (%s)",
+		       strerror(-ret));
+		ctx_destroy(fd, copy);
+	}
 
 	tap_ok(!ctx_state(fd, ctx, &st) && st.jobs_submitted == 3 &&
 	       st.state == DRM_TERN_CONTEXT_ACTIVE,
