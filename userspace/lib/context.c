@@ -33,6 +33,16 @@ _Static_assert((int)TERN_CAP_SINGLE_USE == DRM_TERN_CAP_SINGLE_USE &&
 static const char *const priority_names[] = { "low", "normal", "high" };
 static const char *const class_names[] = { "compute", "copy" };
 
+static bool has_class(const struct tern_device *dev, uint32_t engine_class)
+{
+	uint32_t i;
+
+	for (i = 0; i < dev->info.engine_count && i < TERN_DEVICE_MAX_ENGINES; i++)
+		if (dev->info.engine_class[i] == engine_class)
+			return true;
+	return false;
+}
+
 int tern_context_create(struct tern_device *dev, const struct tern_context_params *params,
 			struct tern_context **ctxp)
 {
@@ -68,12 +78,14 @@ int tern_context_create(struct tern_device *dev, const struct tern_context_param
 	ret = tern_ioctl(dev, DRM_IOCTL_TERN_CONTEXT_CREATE, &args,
 			 TERN_IOC_CONTEXT_CREATE, "creating a context");
 	if (ret) {
+		const char *msg = tern_ioctl_errmsg(TERN_IOC_CONTEXT_CREATE, ret);
+
+		/* -ENODEV: no engine of the class, or no device any more */
+		if (ret == -ENODEV && has_class(dev, params->engine_class))
+			msg = tern_ioctl_errmsg(TERN_IOC_GET_INFO, ret);
 		tern_seterr(ret, "creating a %s-priority %s context: %s",
 			    priority_names[params->priority],
-			    class_names[params->engine_class],
-			    tern_ioctl_errmsg(TERN_IOC_CONTEXT_CREATE, ret) ?
-			    tern_ioctl_errmsg(TERN_IOC_CONTEXT_CREATE, ret) :
-			    tern_strerror(ret));
+			    class_names[params->engine_class], msg ? msg : tern_strerror(ret));
 		free(ctx);
 		return ret;
 	}

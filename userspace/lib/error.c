@@ -131,7 +131,7 @@ static const struct errmsg fence_msgs[] = {
 	{ EIO, "the job faulted" },
 	{ ETIMEDOUT, "the job hung (made no progress for the context's timeout)" },
 	{ ECANCELED, "the job was cancelled before it started" },
-	{ ENODEV, "the device went away before the job finished" },
+	{ ENODEV, "the device is gone: the job did not finish" },
 	{ 0, NULL }
 };
 

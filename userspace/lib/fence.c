@@ -69,6 +69,9 @@ static int wait_handles(struct tern_device *dev, uint32_t *handles, unsigned int
 	if (ret == -ETIME)
 		return tern_seterr(-ETIME, "fence: %s",
 				   tern_ioctl_errmsg(TERN_IOC_FENCE_WAIT, ETIME));
+	if (ret == -ENODEV)
+		return tern_seterr(ret, "fence: the device is gone (unplugged or the driver "
+				   "was unbound)");
 	if (ret)
 		return tern_seterr(ret, "fence: waiting failed: %s", strerror(-ret));
 	return 0;

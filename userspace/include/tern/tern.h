@@ -214,9 +214,9 @@ struct tern_context_params {
  * @ctxp: out: the context
  *
  * Errors: -EINVAL priority, class or timeout out of range; -EPERM HIGH
- * priority without CAP_SYS_NICE; -ENODEV no engine of that class; -EMFILE
- * the device already has &tern_device_info.max_contexts contexts open;
- * -ENOMEM.
+ * priority without CAP_SYS_NICE; -ENODEV no engine of that class, or the
+ * device is gone; -EMFILE the device already has
+ * &tern_device_info.max_contexts contexts open; -ENOMEM.
  */
 TERN_API int tern_context_create(struct tern_device *dev,
 				 const struct tern_context_params *params,
@@ -228,8 +228,8 @@ TERN_API int tern_context_create(struct tern_device *dev,
  *
  * Jobs that have not started are cancelled (their fences signal with
  * -ECANCELED); jobs already running finish.  Fences of the context stay
- * valid.  Returns 0, or -ENOENT if the kernel did not know the context any
- * more (the device was lost); @ctx is freed either way.
+ * valid.  Returns 0, or -ENODEV if the device is gone; @ctx is freed
+ * either way.
  */
 TERN_API int tern_context_destroy(struct tern_context *ctx);
 
