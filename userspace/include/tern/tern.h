@@ -503,7 +503,10 @@ TERN_API int tern_cmd_raw(struct tern_cmdbuf *cb, const uint32_t *dw, size_t cou
  * max_jobs_per_context unfinished jobs (wait for a fence and retry);
  * -ENODEV the device is gone; -EINTR; -ENOMEM.  Found by the library
  * before the ioctl: -EFAULT an address range is in no buffer of the
- * device; -EINVAL @cb is empty.
+ * device; -EINVAL @cb is empty, a dependency is a fence of another open
+ * device, or there are more than max_syncs_per_submit dependencies or
+ * max_bos_per_submit buffers; -E2BIG @cb is above buf_size_max; -ENOEXEC a
+ * compute packet for a copy-engine context.
  */
 TERN_API int tern_submit(struct tern_context *ctx, const struct tern_cmdbuf *cb,
 			 struct tern_fence *const *deps, unsigned int dep_count,
