@@ -63,6 +63,7 @@ int tool_open(const char *spec, struct tern_device **devp)
 int tool_parse_u64(const char *s, uint64_t *v)
 {
 	unsigned long long n;
+	unsigned int shift = 0;
 	char *end;
 
 	errno = 0;
@@ -72,9 +73,24 @@ int tool_parse_u64(const char *s, uint64_t *v)
 	if (errno)
 		return -1;
 	switch (*end) {
-	case 'k': case 'K': n <<= 10; end++; break;
-	case 'm': case 'M': n <<= 20; end++; break;
-	case 'g': case 'G': n <<= 30; end++; break;
+	case 'k':
+	case 'K':
+		shift = 10;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		break;
+	}
+	if (shift) {
+		if (n > (UINT64_MAX >> shift))
+			return -1;
+		n <<= shift;
+		end++;
 	}
 	if (*end)
 		return -1;
