@@ -78,7 +78,7 @@ int main(void)
 	       info->default_timeout_ms == gi.default_timeout_ms &&
 	       info->max_timeout_ms == gi.max_timeout_ms &&
 	       info->local_mem_size == gi.local_mem_size && info->max_bo_size == gi.max_bo_size &&
-	       info->va_bits == gi.va_bits, "tern_device_info() mirrors GET_INFO field by field");
+	       info->va_bits == gi.va_bits && info->max_queued_bytes == gi.max_queued_bytes, "tern_device_info() mirrors GET_INFO field by field");
 	tap_ok(info->engine_count == info->compute_engine_count + 1 && info->engine_count >= 2,
 	       "%u engines: %u compute and a copy engine", info->engine_count,
 	       info->compute_engine_count);

@@ -80,20 +80,32 @@ int main(void)
 		return tap_exit_status();
 	w = tern_bo_map(bo);
 
-	tap_ok(inject_hang(tern_context_engine(guilty)), "arm a hang of that engine");
-	tern_cmd_spin(cb, 1000);
+	/*
+	 * The hang hits the buffer running at the engine's next preemption
+	 * point (or the next one to start): arm it once the guilty job is
+	 * running (it writes a marker, then spins for 200 ms), and only then
+	 * submit the innocent job, since the driver may order the jobs of
+	 * different contexts either way.
+	 */
+	tern_cmd_write_imm(cb, tern_bo_va(bo) + 8, 1);
+	tern_cmd_spin(cb, 200000);
 	tern_cmd_write_imm(cb, tern_bo_va(bo), 0xbad);
 	ret = tern_submit(guilty, cb, NULL, 0, &fg);
+	for (i = 0; i < 5000 && !ret && !w[2]; i++)
+		usleep(1000);
+	tap_ok(ret == 0 && w[2] == 1, "a job of the guilty context (300 ms timeout) is running");
+	tap_ok(inject_hang(tern_context_engine(guilty)), "arm a hang of that engine");
 	tern_cmdbuf_reset(cb);
 	tern_cmd_write_imm(cb, tern_bo_va(bo) + 4, 0x600d);
-	ret |= tern_submit(innocent, cb, NULL, 0, &fi);
-	tap_ok(ret == 0, "submit a job that will hang (300 ms timeout) and one behind it");
+	ret = tern_submit(innocent, cb, NULL, 0, &fi);
+	tap_ok(ret == 0, "submit an innocent job behind it");
 
 	ret = tern_fence_wait(fi, 20 * SEC);
 	tap_ok(ret == 0 && w[1] == 0x600d, "the innocent job completes after the reset (%d)", ret);
 	ret = tern_fence_wait(fg, 20 * SEC);
 	tap_ok(ret == -ETIMEDOUT && strstr(tern_last_error(), "hung"),
 	       "the hung job's fence: -ETIMEDOUT, \"%s\"", tern_last_error());
+	tap_ok(w[0] != 0xbad, "the hung job did not get past its hang");
 	ret = tern_context_status(guilty, &st);
 	tap_ok(ret == 0 && st.state == TERN_CONTEXT_BANNED && st.reason == TERN_REASON_HANG &&
 	       st.fault_seqno == tern_fence_seqno(fg) && st.reset_count >= 1,

@@ -22,6 +22,7 @@
 
 #include "internal.h"
 #include "tern_accel.h"
+#include "tern_regs.h"
 
 #define ACCEL_DIR	"/dev/accel"
 #define ACCEL_SYSFS	"/sys/class/accel"
@@ -73,6 +74,50 @@ static int cmp_uint(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Read a sysfs attribute holding a number, or return -1. */
+static long sysfs_long(const char *dir, const char *name)
+{
+	char path[700], buf[32];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	if (fgets(buf, sizeof(buf), f))
+		v = strtol(buf, NULL, 0);
+	fclose(f);
+	return v;
+}
+
+/* Is there a tern PCI function no driver is bound to?  Its address in @slot. */
+static bool pci_unbound(char *slot, size_t len)
+{
+	const char *root = "/sys/bus/pci/devices";
+	char dir[512], drv[600];
+	struct dirent *de;
+	bool found = false;
+	DIR *d = opendir(root);
+
+	while (d && !found && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(dir, sizeof(dir), "%s/%.256s", root, de->d_name);
+		if (sysfs_long(dir, "vendor") != TERN_PCI_VENDOR_ID ||
+		    sysfs_long(dir, "device") != TERN_PCI_DEVICE_ID)
+			continue;
+		snprintf(drv, sizeof(drv), "%s/driver", dir);
+		if (access(drv, F_OK)) {
+			copy_str(slot, len, de->d_name);
+			found = true;
+		}
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
 /*
  * The minors of the tern accel nodes, sorted, into @minors (at most @max);
  * returns how many there are.  Sets the thread's error when there is none.
@@ -81,6 +126,7 @@ static int tern_minors(unsigned int *minors, int max)
 {
 	unsigned int all[64] = { 0 };
 	int n = 0, count = 0, i;
+	char slot[64];
 	struct dirent *de;
 	struct stat st;
 	DIR *d;
@@ -111,9 +157,12 @@ static int tern_minors(unsigned int *minors, int max)
 	if (stat("/sys/module/tern", &st))
 		tern_seterr(-ENOENT, "no tern device: the tern kernel module is not loaded "
 			    "(modprobe tern)");
+	else if (pci_unbound(slot, sizeof(slot)))
+		tern_seterr(-ENOENT, "no tern device: the tern PCI device %s is present "
+			    "but the driver did not take it (see dmesg)", slot);
 	else if (!n)
 		tern_seterr(-ENOENT, "no tern device: the tern module is loaded but "
-			    "there is no node in " ACCEL_DIR " (no tern PCI device?)");
+			    "there is no tern PCI device");
 	else
 		tern_seterr(-ENOENT, "no tern device: the tern module is loaded but none "
 			    "of the %d node(s) in " ACCEL_DIR " is a tern device", n);
@@ -191,6 +240,7 @@ static int query_info(struct tern_device *dev)
 	info->va_bits = gi.va_bits;
 	info->local_mem_size = gi.local_mem_size;
 	info->max_bo_size = gi.max_bo_size;
+	info->max_queued_bytes = gi.max_queued_bytes;
 	return 0;
 }
 

@@ -112,7 +112,9 @@ static const struct errmsg submit_msgs[] = {
 	{ EBADMSG, "a packet header is malformed (reserved bits, wrong length, or past the end)" },
 	{ ENOENT, "no such context, buffer or in-fence" },
 	{ EIO, "the context was faulted or banned and takes no more work" },
-	{ EAGAIN, "the context has too many unfinished jobs: wait for a fence and retry" },
+	{ EAGAIN, "the context has max_jobs_per_context unfinished jobs, or the device's "
+		  "unfinished jobs hold max_queued_bytes of command buffers: wait for a "
+		  "fence and retry" },
 	{ 0, NULL }
 };
 

@@ -59,8 +59,10 @@ static int show(struct tern_device *dev)
 	printf("  TLB             %u entries per engine\n", i->tlb_entries);
 	printf("  limits          command buffer %u bytes, %u contexts per open,\n"
 	       "                  %u unfinished jobs per context, %u buffers and %u fences"
-	       " per job\n", i->buf_size_max, i->max_contexts, i->max_jobs_per_context,
-	       i->max_bos_per_submit, i->max_syncs_per_submit);
+	       " per job,\n"
+	       "                  %" PRIu64 " MiB of unfinished command buffers per open\n",
+	       i->buf_size_max, i->max_contexts, i->max_jobs_per_context,
+	       i->max_bos_per_submit, i->max_syncs_per_submit, i->max_queued_bytes >> 20);
 	printf("  hang timeout    %u ms by default, at most %u ms\n", i->default_timeout_ms,
 	       i->max_timeout_ms);
 	ret = tern_device_clock(dev, &clock);

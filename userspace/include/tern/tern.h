@@ -123,6 +123,8 @@ struct tern_device_info {
 	uint32_t va_bits;
 	uint64_t local_mem_size;	/* bytes of device-local memory */
 	uint64_t max_bo_size;
+	uint64_t max_queued_bytes;	/* command-buffer bytes of unfinished
+					 * jobs per open device */
 };
 
 /**
@@ -500,7 +502,8 @@ TERN_API int tern_cmd_raw(struct tern_cmdbuf *cb, const uint32_t *dw, size_t cou
  * buf_size_max; -EPERM a privileged packet; -ENOEXEC an unknown opcode;
  * -EBADMSG a malformed packet header; -EIO the context is faulted or
  * banned (tern_context_status() says why); -EAGAIN the context already has
- * max_jobs_per_context unfinished jobs (wait for a fence and retry);
+ * max_jobs_per_context unfinished jobs, or the device's unfinished jobs
+ * hold max_queued_bytes of command buffers (wait for a fence and retry);
  * -ENODEV the device is gone; -EINTR; -ENOMEM.  Found by the library
  * before the ioctl: -EFAULT an address range is in no buffer of the
  * device; -EINVAL @cb is empty, a dependency is a fence of another open
