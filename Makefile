@@ -20,7 +20,7 @@ VM_TESTS     := $(patsubst tests/vm/%.c,$(B)/tests/vm/%,$(VM_TEST_SRCS))
 
 # keep the list below in step with the targets
 .PHONY: all setup qemu module userspace libtern host-test vm-tests initramfs vm-test vm-shell \
-	qtest kunit check test demo clean distclean help
+	qtest kunit check test demo clean distclean help soak test-debug
 
 all: qemu module userspace
 
@@ -87,6 +87,14 @@ check: setup
 ## make test     everything above, then one line: N passed, N failed
 test: setup
 	@$(S)/test.sh
+
+## make soak     the reliability VM tests run long (TERN_SOAK_RUNS boots)
+soak: qemu initramfs
+	@$(S)/soak.sh
+
+## make test-debug the VM suite and a short soak on a lockdep/KASAN/kmemleak kernel
+test-debug: qemu userspace
+	@$(S)/debug-test.sh
 
 ## make demo     build everything, boot the VM and run the scheduler demo
 demo: qemu initramfs

@@ -10,7 +10,9 @@
 #
 # Environment: TERN_ACCEL (tcg, or kvm where it works), TERN_VM_SMP (2),
 # TERN_VM_MEM (1G), TERN_DEVICE_OPTS (extra -device tern options for shell
-# and demo), TERN_VM_TESTS (only run tests whose name matches this regex).
+# and demo), TERN_VM_TESTS (only run tests whose name matches this regex),
+# TERN_VM_CMDLINE (more kernel parameters; NAME=value ones without a dot
+# reach the tests as environment variables, e.g. TERN_FUZZ_ITERATIONS=N).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -41,7 +43,7 @@ boot() {
 	fi
 	# A hung guest is killed: TERM at the limit, KILL 10 s later.
 	timeout -k 10 "$limit" "$QEMU" "${args[@]}" -display none -serial stdio \
-		-monitor none -append "console=ttyS0 quiet panic=-1 oops=panic $cmdline" \
+		-monitor none -append "console=ttyS0 quiet panic=-1 oops=panic $cmdline${TERN_VM_CMDLINE:+ $TERN_VM_CMDLINE}" \
 		</dev/null 2>&1 | tee "$log" || rc=$?
 	[ "$rc" = 124 ] && log "VM timed out after $limit s: killed"
 	return 0

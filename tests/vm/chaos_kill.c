@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * chaos_kill: clients with work in flight die at the worst moments while an
+ * innocent client keeps running checked jobs on every engine:
+ * - SIGKILL in the middle of a stream of submits,
+ * - SIGKILL while blocked in a syncobj wait behind a full queue,
+ * - a client that fills its queues (until EAGAIN) and closes its file.
+ * The innocent client's results must all be correct and it must never see
+ * an error; afterwards every context of the dead clients is gone (debugfs),
+ * their buffer objects are freed (Shmem in /proc/meminfo back to where it
+ * was) and the device runs a correct job.
+ *
+ * TERN_CHAOS_CYCLES (default 4) scales the number of rounds.
+ *
+ * tern-vm: timeout=300
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "core_test.h"
+
+#define VA		0x100000ull
+#define BO_SIZE		(4ull << 20)	/* per dying client: a leak shows */
+#define CHECK_WORDS	256
+
+enum { ST_START, ST_SUBMITTING, ST_WAITING, ST_DONE };
+
+struct shared {
+	volatile int state[8];
+	volatile unsigned long submits[8];
+};
+static struct shared *sh;
+static struct drm_tern_get_info info;
+
+/* A client with all engines busy; returns what it did, or exits. */
+static void client(int id, int mode)
+{
+	uint32_t dw[16], n, ctx[DRM_TERN_MAX_ENGINES], bo, so, e, j = 0;
+	volatile uint32_t *mem;
+	int fd = tern_test_open();
+
+	if (fd < 0 || core_bo(fd, BO_SIZE, VA, &bo, (void **)&mem))
+		_exit(2);
+	memset((void *)mem, 0x11, BO_SIZE);	/* make the pages real */
+	for (e = 0; e < info.engine_count; e++)
+		if (ctx_create(fd, DRM_TERN_PRIORITY_NORMAL,
+			       info.engine_class[e], 0, &ctx[e]))
+			_exit(3);
+	so = syncobj_new(fd);
+	sh->state[id] = ST_SUBMITTING;
+	for (;;) {
+		int ret;
+
+		n = 0;
+		pkt_spin(dw, &n, mode == 0 ? 50 : 2000);
+		pkt_write_imm(dw, &n, VA + 4 * (j % 1024), j);
+		ret = submit(fd, ctx[j % info.engine_count], dw, n, &bo, 1, 0, so, NULL);
+		j++;
+		if (ret == -EAGAIN) {
+			if (mode == 2) {
+				/* queues full: close the file with everything queued */
+				munmap((void *)mem, BO_SIZE);
+				close(fd);
+				sh->state[id] = ST_DONE;
+				_exit(0);
+			}
+			if (mode == 1) {
+				sh->state[id] = ST_WAITING;
+				/* blocks far longer than the test lets it live */
+				syncobj_wait(fd, so, 600000);
+				sh->state[id] = ST_SUBMITTING;
+			}
+			usleep(1000);
+		} else if (ret) {
+			_exit(10 - ret);
+		}
+		sh->submits[id]++;
+	}
+}
+
+struct innocent {
+	int fd;
+	uint32_t ctx[DRM_TERN_MAX_ENGINES], bo, so;
+	volatile uint32_t *mem;
+	volatile int stop;
+	unsigned long jobs, bad, errors;
+};
+
+static void *innocent_main(void *p)
+{
+	struct innocent *in = p;
+	uint32_t dw[16], n, seq = 0, e, i;
+
+	while (!in->stop) {
+		for (e = 0; e < info.engine_count; e++) {
+			uint32_t v = (e << 24) | ++seq;
+
+			n = 0;
+			pkt_fill(dw, &n, VA, CHECK_WORDS * 4, v);
+			drmSyncobjReset(in->fd, &in->so, 1);
+			if (submit(in->fd, in->ctx[e], dw, n, &in->bo, 1, 0, in->so, NULL) ||
+			    syncobj_wait(in->fd, in->so, 60000)) {
+				in->errors++;
+				continue;
+			}
+			in->jobs++;
+			for (i = 0; i < CHECK_WORDS && in->mem[i] == v; i++)
+				;
+			in->bad += i < CHECK_WORDS;
+		}
+	}
+	return NULL;
+}
+
+/* Wait (60 s at most) until client @id reaches @state; false if it died. */
+static bool wait_state(int id, pid_t pid, int state, unsigned long submits)
+{
+	int i, status;
+
+	for (i = 0; i < 60000; i++) {
+		if (sh->state[id] == state && sh->submits[id] >= submits)
+			return true;
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			tap_diag("client %d ended early: %s %d", id,
+				 WIFEXITED(status) ? "exit" : "signal",
+				 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+			return false;
+		}
+		usleep(1000);
+	}
+	return false;
+}
+
+static bool device_works(void)
+{
+	uint32_t dw[8], n = 0, ctx, bo, so;
+	volatile uint32_t *mem;
+	int fd = tern_test_open();
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = !ctx_create(fd, 1, 0, 0, &ctx) && !core_bo(fd, 4096, VA, &bo, (void **)&mem);
+	so = syncobj_new(fd);
+	pkt_write_imm(dw, &n, VA + 8, 0xc4a05);
+	ok = ok && !submit(fd, ctx, dw, n, &bo, 1, 0, so, NULL) &&
+	     !syncobj_wait(fd, so, 30000) && mem[2] == 0xc4a05;
+	if (ok)
+		munmap((void *)mem, 4096);
+	close(fd);
+	return ok;
+}
+
+/* Shmem back to at most @base + @slack_kb, waiting for deferred frees. */
+static long shmem_settles(long base, long slack_kb)
+{
+	long now = 0;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		now = meminfo_kb("Shmem");
+		if (now <= base + slack_kb)
+			break;
+		usleep(100000);
+	}
+	return now;
+}
+
+int main(void)
+{
+	const char *c = getenv("TERN_CHAOS_CYCLES");
+	int cycles = c ? atoi(c) : 4, cyc, m, status, ctx_base;
+	unsigned long killed_submit = 0, killed_wait = 0, closed_full = 0, odd = 0;
+	struct innocent in = { 0 };
+	pthread_t t;
+	long shmem0, shmem1;
+	uint32_t e;
+	bool ok;
+
+	tap_plan(7);
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	in.fd = tern_test_open();
+	if (!tap_ok(sh != MAP_FAILED && in.fd >= 0 && !core_get_info(in.fd, &info),
+		    "open the device"))
+		return tap_exit_status();
+	ok = !core_bo(in.fd, 4096, VA, &in.bo, (void **)&in.mem);
+	for (e = 0; ok && e < info.engine_count; e++)
+		ok = !ctx_create(in.fd, DRM_TERN_PRIORITY_NORMAL, info.engine_class[e], 0,
+				 &in.ctx[e]);
+	in.so = syncobj_new(in.fd);
+	ctx_base = core_context_count();
+	shmem0 = meminfo_kb("Shmem");
+	if (!ok || ctx_base < 0 || shmem0 < 0)
+		tap_diag("setup %d, contexts %d, Shmem %ld", ok, ctx_base, shmem0);
+	if (!tap_ok(ok && ctx_base >= 0 && shmem0 >= 0 &&
+		    !pthread_create(&t, NULL, innocent_main, &in),
+		    "an innocent client runs checked jobs on all %u engines", info.engine_count))
+		return tap_exit_status();
+
+	for (cyc = 0; cyc < cycles; cyc++) {
+		bool alive[3] = { true, true, true };
+		pid_t pid[3];
+
+		for (m = 0; m < 3; m++) {
+			sh->state[m] = ST_START;
+			sh->submits[m] = 0;
+			pid[m] = fork();
+			if (pid[m] == 0)
+				client(m, m);
+		}
+		/* mode 0: killed while it streams submits */
+		alive[0] = wait_state(0, pid[0], ST_SUBMITTING, 20);
+		if (alive[0])
+			kill(pid[0], SIGKILL);
+		/* mode 1: killed while blocked in a wait behind full queues */
+		alive[1] = wait_state(1, pid[1], ST_WAITING, 0);
+		if (alive[1]) {
+			usleep(20000);
+			kill(pid[1], SIGKILL);
+		}
+		for (m = 0; m < 3; m++) {
+			if (!alive[m]) {
+				odd++;
+				continue;
+			}
+			waitpid(pid[m], &status, 0);
+			if (m < 2 && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+				m == 0 ? killed_submit++ : killed_wait++;
+			else if (m == 2 && WIFEXITED(status) && !WEXITSTATUS(status))
+				closed_full++;
+			else
+				odd++;
+		}
+	}
+	in.stop = 1;
+	pthread_join(t, NULL);
+
+	tap_diag("%d rounds: %lu killed mid-submit, %lu killed mid-wait, %lu closed with full "
+		 "queues; the innocent ran %lu jobs", cycles, killed_submit, killed_wait,
+		 closed_full, in.jobs);
+	tap_ok(killed_submit == (unsigned long)cycles && killed_wait == (unsigned long)cycles &&
+	       closed_full == (unsigned long)cycles && !odd,
+	       "every client died or closed as planned (%lu did not)", odd);
+	tap_ok(in.jobs > 0 && !in.bad && !in.errors,
+	       "the innocent client: %lu jobs, %lu wrong, %lu errors", in.jobs, in.bad, in.errors);
+	tap_ok(core_context_count_is(ctx_base, 30000),
+	       "the dead clients' contexts are gone (%d, was %d)", core_context_count(), ctx_base);
+	shmem1 = shmem_settles(shmem0, 1024);
+	tap_ok(shmem1 <= shmem0 + 1024,
+	       "their %d x 4 MiB of buffer objects are freed (Shmem %ld kB, was %ld kB)",
+	       3 * cycles, shmem1, shmem0);
+	close(in.fd);
+	tap_ok(device_works(), "the device runs a correct job afterwards");
+	return tap_exit_status();
+}
