@@ -266,7 +266,11 @@ int tern_context_create_ioctl(struct drm_device *drm, void *data,
 		ret = -EMFILE;
 		goto out_unlock;
 	}
-	ret = xa_alloc(&tfile->contexts, &ctx->handle, ctx, xa_limit_32b,
+	/*
+	 * Not xa_limit_32b: erasing index 0 (a destroy of handle 0) marks it
+	 * free even in an XA_FLAGS_ALLOC1 array, and 0 is no valid handle.
+	 */
+	ret = xa_alloc(&tfile->contexts, &ctx->handle, ctx, XA_LIMIT(1, U32_MAX),
 		       GFP_KERNEL);
 	if (ret)
 		goto out_unlock;
