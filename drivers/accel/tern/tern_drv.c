@@ -72,7 +72,7 @@ static int tern_get_info_ioctl(struct drm_device *drm, void *data,
 	unsigned int i;
 	int idx;
 
-	if (args->flags)
+	if (args->flags || args->pad)
 		return -EINVAL;
 	if (!drm_dev_enter(drm, &idx))
 		return -ENODEV;
