@@ -10,6 +10,7 @@
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 
 #include <drm/drm_device.h>
@@ -51,6 +52,8 @@
  * @next_ctx_tag: last context tag handed out
  * @latch_lock: serialises reads of latching 64-bit counters (CLOCK,
  *	BUSY_NS, RUN_NS), which share one latch in the device
+ * @live_jobs: jobs submitted and not yet freed
+ * @jobs_idle: woken when @live_jobs drops to zero
  * @reset_lock: serialises engine resets against each other
  * @device_resets: count of engine resets, for debugfs
  */
@@ -81,6 +84,8 @@ struct tern_device {
 	atomic_t next_ctx_tag;
 
 	spinlock_t latch_lock; /* see tern_read_counter64() */
+	atomic_t live_jobs;
+	wait_queue_head_t jobs_idle;
 	struct mutex reset_lock; /* serialises engine resets */
 	atomic_t device_resets;
 };

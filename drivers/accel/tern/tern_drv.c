@@ -250,6 +250,8 @@ static int tern_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	pci_set_drvdata(pdev, tdev);
 	INIT_LIST_HEAD(&tdev->contexts);
 	spin_lock_init(&tdev->latch_lock);
+	atomic_set(&tdev->live_jobs, 0);
+	init_waitqueue_head(&tdev->jobs_idle);
 	ret = drmm_mutex_init(drm, &tdev->contexts_lock);
 	if (ret)
 		return ret;
@@ -321,6 +323,8 @@ err_stop:
 	return ret;
 }
 
+#define TERN_REMOVE_JOBS_TIMEOUT	(10 * HZ)
+
 static void tern_remove(struct pci_dev *pdev)
 {
 	struct tern_device *tdev = pci_get_drvdata(pdev);
@@ -332,6 +336,19 @@ static void tern_remove(struct pci_dev *pdev)
 	for (i = 0; i < tdev->engine_count; i++)
 		tern_sched_stop(&tdev->sched[i]);
 	tern_device_fini(tdev);
+	/*
+	 * Let every job be freed now, while the module is pinned by the
+	 * device: a job's free runs driver code and may drop the last
+	 * references of its context and address space, which must not
+	 * happen after the module is gone nor end in the release of the
+	 * DRM device on the scheduler workqueue.  Jobs still waiting for
+	 * in-fences are pushed (and cancelled) as those signal; no new job
+	 * can be submitted after drm_dev_unplug().
+	 */
+	if (!wait_event_timeout(tdev->jobs_idle, !atomic_read(&tdev->live_jobs),
+				TERN_REMOVE_JOBS_TIMEOUT))
+		drm_warn(&tdev->drm, "%d jobs still wait for foreign fences\n",
+			 atomic_read(&tdev->live_jobs));
 	/* devcoredump snapshots still being formatted */
 	flush_workqueue(tdev->wq);
 }

@@ -77,6 +77,8 @@ static void tern_job_release(struct tern_job *job)
 	atomic_dec(&job->ctx->pending);
 	tern_context_put(job->ctx);
 	kfree(job);
+	if (atomic_dec_and_test(&tdev->live_jobs))
+		wake_up_all(&tdev->jobs_idle);
 }
 
 static struct dma_fence *tern_job_run(struct drm_sched_job *sched_job)
@@ -410,6 +412,7 @@ int tern_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 		goto out_put_ctx;
 	}
 	job->ctx = ctx;	/* the job owns the reference and the pending count now */
+	atomic_inc(&tdev->live_jobs);
 
 	job->cmd_size = args->cmdbuf_size;
 	if (atomic64_add_return(job->cmd_size, &tfile->usage->cmd_bytes) >
