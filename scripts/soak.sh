@@ -9,7 +9,7 @@
 # tests' own time limits (tern-vm: timeout=), so a soak is many boots, not
 # one endless one.
 #
-# Environment: TERN_SOAK_RUNS (5), TERN_FUZZ_ITERATIONS (15000 calls per
+# Environment: TERN_SOAK_RUNS (5), TERN_FUZZ_ITERATIONS (120000 calls per
 # fuzzer thread), TERN_SOAK_ROUNDS (10 injections of each kind per engine),
 # TERN_CHAOS_CYCLES (16), TERN_SOAK_TESTS (regex of the tests to run),
 # and everything vm-run.sh reads (KREL for another kernel, TERN_VM_MEM...).
@@ -25,7 +25,7 @@ for run in $(seq 1 "$runs"); do
 	seed=$((0x7e70 + run))
 	log "soak run $run of $runs (fuzzer seed $seed)"
 	TERN_VM_TESTS=$tests \
-	TERN_VM_CMDLINE="${TERN_VM_CMDLINE:+$TERN_VM_CMDLINE }TERN_FUZZ_SEED=$seed TERN_FUZZ_ITERATIONS=${TERN_FUZZ_ITERATIONS:-15000} TERN_SOAK_ROUNDS=${TERN_SOAK_ROUNDS:-10} TERN_CHAOS_CYCLES=${TERN_CHAOS_CYCLES:-16}" \
+	TERN_VM_CMDLINE="${TERN_VM_CMDLINE:+$TERN_VM_CMDLINE }TERN_FUZZ_SEED=$seed TERN_FUZZ_ITERATIONS=${TERN_FUZZ_ITERATIONS:-120000} TERN_SOAK_ROUNDS=${TERN_SOAK_ROUNDS:-10} TERN_CHAOS_CYCLES=${TERN_CHAOS_CYCLES:-16}" \
 		"$TERN_TOP/scripts/vm-run.sh" test || {
 		echo "run $run: FAILED" >>"$summary"
 		die "soak run $run failed; consoles in build/vm/"
