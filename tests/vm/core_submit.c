@@ -37,7 +37,7 @@ int main(void)
 	float *A, *B, *C;
 	int fd, ret;
 
-	tap_plan(36);
+	tap_plan(37);
 	fd = tern_test_open();
 	if (!tap_ok(fd >= 0, "open the device") || core_get_info(fd, &info))
 		return tap_exit_status();
@@ -176,6 +176,33 @@ int main(void)
 	r = s;
 	r.in_sync_count = info.max_syncs_per_submit + 1;
 	tap_errno(submit_raw(fd, &r), -EINVAL, "too many in-syncs");
+
+	/* a bad handle after a good one: the good BO is not kept alive */
+	{
+		uint32_t big = 0, list[2];
+		uint64_t got = 0;
+		long before, after;
+		char *p;
+
+		before = meminfo_kb("Shmem");
+		bo_create(fd, 32 << 20, &big);
+		p = bo_mmap(fd, big, &got);
+		if (p) {
+			memset(p, 1, got);
+			munmap(p, got);
+		}
+		list[0] = big;
+		list[1] = 0xdead;
+		r = s;
+		r.bo_handles = (uintptr_t)list;
+		r.bo_count = 2;
+		ret = submit_raw(fd, &r);
+		bo_close(fd, big);
+		after = meminfo_kb("Shmem");
+		tap_ok(ret == -ENOENT && p && after - before < 8 << 10,
+		       "a BO listed before a bad handle is freed with its handle (%s, Shmem %+ld kB)",
+		       strerror(-ret), after - before);
+	}
 
 	/* the validator's classes, with the offset of the bad packet */
 	n = 0;

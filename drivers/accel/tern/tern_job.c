@@ -59,7 +59,7 @@ static void tern_job_release(struct tern_job *job)
 	u32 i;
 
 	for (i = 0; i < job->bo_count; i++)
-		drm_gem_object_put(job->bos[i]);
+		drm_gem_object_put(job->bos[i]);	/* NULL-safe */
 	kvfree(job->bos);
 	if (job->cmd)
 		dma_free_coherent(tdev->drm.dev, job->cmd_size, job->cmd,
@@ -447,9 +447,14 @@ int tern_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	if (args->bo_count) {
 		ret = drm_gem_objects_lookup(file, u64_to_user_ptr(args->bo_handles),
 					     args->bo_count, &job->bos);
+		/*
+		 * Even when a handle is bad, the objects found before it are
+		 * referenced in the (zeroed) array: release puts those.
+		 */
+		if (job->bos)
+			job->bo_count = args->bo_count;
 		if (ret)
 			goto out_release;
-		job->bo_count = args->bo_count;
 	}
 
 	job->hw.fence = kzalloc(sizeof(*job->hw.fence), GFP_KERNEL);
