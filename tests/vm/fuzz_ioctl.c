@@ -37,6 +37,8 @@
 #define MAX_SYNC	8
 #define BASE_VA		0x100000ull	/* the per-file BO that checked jobs use */
 #define BASE_SIZE	0x10000ull
+#define CHECK_VA	0x3000000ull	/* checked jobs only: no fuzz job writes here */
+#define CHECK_SIZE	0x4000ull
 #define FUZZ_VA		0x10000000ull	/* where the fuzzer maps BOs */
 #define FUZZ_SPAN	0x01000000ull
 #define NERR		140
@@ -61,8 +63,8 @@ struct ctx { uint32_t handle; uint32_t class; bool dirty; };
 struct file {
 	int fd[3];		/* aliases (dup) of one open file */
 	int nfd;
-	uint32_t base_bo, clean_ctx, clean_so;
-	volatile uint32_t *base;
+	uint32_t base_bo, check_bo, clean_ctx, clean_so;
+	volatile uint32_t *base, *check;
 	struct bo bo[MAX_BOS];
 	int nbo;
 	struct map map[MAX_MAPS];
@@ -221,6 +223,7 @@ static bool file_setup(struct file *f, int fd)
 	f->fd[0] = fd;
 	f->nfd = 1;
 	if (core_bo(fd, BASE_SIZE, BASE_VA, &f->base_bo, (void **)&f->base) ||
+	    core_bo(fd, CHECK_SIZE, CHECK_VA, &f->check_bo, (void **)&f->check) ||
 	    ctx_create(fd, DRM_TERN_PRIORITY_NORMAL,
 		       DRM_TERN_ENGINE_CLASS_COMPUTE, 0, &f->clean_ctx) ||
 	    drmSyncobjCreate(fd, 0, &f->clean_so))
@@ -232,7 +235,10 @@ static void file_close(struct file *f)
 {
 	int i;
 
-	munmap((void *)f->base, BASE_SIZE);
+	if (f->base)
+		munmap((void *)f->base, BASE_SIZE);
+	if (f->check)
+		munmap((void *)f->check, CHECK_SIZE);
 	for (i = 0; i < f->nfd; i++)
 		close(f->fd[i]);
 	f->nfd = 0;
@@ -888,7 +894,7 @@ static void op_submit(struct worker *w, struct file *f)
 /* A valid job on the file's clean context whose result is checked. */
 static void op_checked_job(struct worker *w, struct file *f)
 {
-	uint32_t dw[16], n = 0, off = 4 * below(w, BASE_SIZE / 4), v = rnd(w) | 1;
+	uint32_t dw[16], n = 0, off = 4 * below(w, CHECK_SIZE / 4), v = rnd(w) | 1;
 	struct expect e;
 	int ret;
 
@@ -896,8 +902,8 @@ static void op_checked_job(struct worker *w, struct file *f)
 	ex(&e, OK);
 	ex(&e, EAGAIN);
 	ex(&e, EINTR);
-	pkt_write_imm(dw, &n, BASE_VA + off, v);
-	ret = submit(fd_of(w, f), f->clean_ctx, dw, n, &f->base_bo, 1, 0,
+	pkt_write_imm(dw, &n, CHECK_VA + off, v);
+	ret = submit(fd_of(w, f), f->clean_ctx, dw, n, &f->check_bo, 1, 0,
 		     f->clean_so, NULL);
 	record(w, &e, ret);
 	if (ret)
@@ -908,7 +914,7 @@ static void op_checked_job(struct worker *w, struct file *f)
 	record(w, &e, ret);
 	if (!ret && !w->child) {
 		__atomic_fetch_add(&sh->jobs_checked, 1, __ATOMIC_RELAXED);
-		if (f->base[off / 4] != v)
+		if (f->check[off / 4] != v)
 			__atomic_fetch_add(&sh->jobs_bad, 1, __ATOMIC_RELAXED);
 	}
 }
