@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * chaos_reload: unload and reload the module while clients are busy, in a
+ * loop.  Each cycle starts clients that keep every engine busy (one of them
+ * also holding a CPU mapping and an exported dma-buf); unloading must then
+ * fail with EWOULDBLOCK (the kernel's answer while the module is in use,
+ * the open files holding it); the clients are SIGKILLed, after which the
+ * module unloads, loads again, and the device runs a correct job.  After
+ * all cycles nothing has leaked: Shmem (their buffer objects) and
+ * SUnreclaim (kernel objects) in /proc/meminfo are back near where they
+ * were after the first cycle.
+ *
+ * TERN_CHAOS_CYCLES (default 4) scales the number of cycles.
+ *
+ * tern-vm: timeout=300
+ */
+#include <dirent.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "core_test.h"
+
+#define VA	0x100000ull
+#define BO_SIZE	(2ull << 20)
+
+static struct drm_tern_get_info info;
+static char node[300] = TERN_TEST_NODE;	/* where the device is now */
+
+static int delete_module(void)
+{
+	return syscall(SYS_delete_module, "tern", O_NONBLOCK) ? -errno : 0;
+}
+
+/* unload, retried while the last file is still being released */
+static bool unload(void)
+{
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		if (!delete_module())
+			return true;
+		usleep(50000);
+	}
+	return false;
+}
+
+/* The node of the (one) tern device, once it is there: 2 s at most. */
+static bool find_node(char *node, size_t len)
+{
+	struct dirent *de;
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		DIR *d = opendir("/dev/accel");
+		bool found = false;
+
+		while (d && !found && (de = readdir(d))) {
+			if (strncmp(de->d_name, "accel", 5))
+				continue;
+			snprintf(node, len, "/dev/accel/%s", de->d_name);
+			found = true;
+		}
+		if (d)
+			closedir(d);
+		if (found)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+static bool load(char *node, size_t len)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "insmod %s", tern_test_module_path());
+	return !system(cmd) && find_node(node, len);
+}
+
+static bool device_works(const char *node)
+{
+	uint32_t dw[8], n = 0, ctx, bo, so;
+	volatile uint32_t *mem;
+	int fd = open(node, O_RDWR | O_CLOEXEC);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = !core_get_info(fd, &info) && !ctx_create(fd, 1, 0, 0, &ctx) &&
+	     !core_bo(fd, 4096, VA, &bo, (void **)&mem);
+	so = syncobj_new(fd);
+	pkt_write_imm(dw, &n, VA + 12, 0x7e10ad);
+	ok = ok && !submit(fd, ctx, dw, n, &bo, 1, 0, so, NULL) &&
+	     !syncobj_wait(fd, so, 30000) && mem[3] == 0x7e10ad;
+	if (ok)
+		munmap((void *)mem, 4096);
+	close(fd);
+	return ok;
+}
+
+/* A client keeping every engine busy until killed; writes to @ready. */
+static void busy_client(int ready, bool extra)
+{
+	uint32_t dw[8], n, ctx[DRM_TERN_MAX_ENGINES], bo, e, j = 0;
+	volatile uint32_t *mem;
+	int fd = open(node, O_RDWR | O_CLOEXEC), buf_fd = -1;
+
+	if (fd < 0 || core_bo(fd, BO_SIZE, VA, &bo, (void **)&mem))
+		_exit(2);
+	memset((void *)mem, 0x22, BO_SIZE);
+	for (e = 0; e < info.engine_count; e++)
+		if (ctx_create(fd, 1, info.engine_class[e], 0, &ctx[e]))
+			_exit(3);
+	if (extra && drmPrimeHandleToFD(fd, bo, DRM_CLOEXEC, &buf_fd))
+		_exit(4);
+	if (!extra)
+		munmap((void *)mem, BO_SIZE);
+	for (;;) {
+		n = 0;
+		pkt_spin(dw, &n, 1000);
+		pkt_write_imm(dw, &n, VA, j);
+		if (submit(fd, ctx[j++ % info.engine_count], dw, n, &bo, 1, 0, 0, NULL) == -EAGAIN)
+			usleep(2000);
+		if (j == 32 && write(ready, "r", 1) != 1)
+			_exit(5);
+	}
+}
+
+int main(void)
+{
+	const char *c = getenv("TERN_CHAOS_CYCLES");
+	int cycles = c ? atoi(c) : 4, cyc, i, status;
+	int busy_refused = 0, unloaded = 0, lingered = 0, loaded = 0, works = 0, killed = 0, wrong_err = 0;
+	long shmem0 = -1, slab0 = -1, shmem1, slab1;
+
+	tap_plan(8);
+	if (!tap_ok(device_works(TERN_TEST_NODE), "the device works before"))
+		return tap_exit_status();
+	for (cyc = 0; cyc < cycles; cyc++) {
+		pid_t pid[3];
+		int p[2], ret;
+		char ch;
+
+		if (pipe(p))
+			break;
+		for (i = 0; i < 3; i++) {
+			pid[i] = fork();
+			if (pid[i] == 0) {
+				close(p[0]);
+				busy_client(p[1], i == 0);
+			}
+		}
+		close(p[1]);
+		for (i = 0; i < 3; i++)
+			if (read(p[0], &ch, 1) != 1)
+				break;
+		close(p[0]);
+		ret = delete_module();
+		if (ret == -EWOULDBLOCK)
+			busy_refused++;
+		else
+			tap_diag("cycle %d: unloading while busy: %s", cyc, strerror(-ret));
+		wrong_err += ret != -EWOULDBLOCK;
+		for (i = 0; i < 3; i++) {
+			kill(pid[i], SIGKILL);
+			waitpid(pid[i], &status, 0);
+			killed += WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+		}
+		if (!unload()) {
+			tap_diag("cycle %d: the module does not unload", cyc);
+			break;
+		}
+		unloaded++;
+		if (!load(node, sizeof(node))) {
+			tap_diag("cycle %d: no device node after loading the module again", cyc);
+			break;
+		}
+		loaded++;
+		/*
+		 * The old DRM device must be gone with the module: if anything
+		 * still holds it, the new device gets another minor.  Counted,
+		 * and the node is used as it is so that the cycles go on.
+		 */
+		if (strcmp(node, TERN_TEST_NODE)) {
+			lingered++;
+			tap_diag("cycle %d: the old device outlived the unload: the new one is %s",
+				 cyc, node);
+		}
+		if (!device_works(node))
+			break;
+		works++;
+		if (cyc == 0) {
+			/* the first cycle warms caches up: measure from here */
+			shmem0 = meminfo_kb("Shmem");
+			slab0 = meminfo_kb("SUnreclaim");
+		}
+	}
+	/* leave the device at its usual node for the tests that follow */
+	for (i = 0; lingered && i < 30 && strcmp(node, TERN_TEST_NODE); i++) {
+		sleep(1);
+		if (!unload() || (sleep(1), !load(node, sizeof(node))))
+			break;
+	}
+	shmem1 = meminfo_kb("Shmem");
+	slab1 = meminfo_kb("SUnreclaim");
+	tap_diag("%d of %d reloads found the old device still holding its minor", lingered,
+		 cycles);
+	tap_diag("%d cycles: %d unloads refused while busy, %d clients killed, %d unloads, "
+		 "%d loads; Shmem %ld -> %ld kB, SUnreclaim %ld -> %ld kB", cycles, busy_refused,
+		 killed, unloaded, loaded, shmem0, shmem1, slab0, slab1);
+	tap_ok(busy_refused == cycles && !wrong_err,
+	       "unloading fails with EWOULDBLOCK while clients are busy (%d of %d)",
+	       busy_refused, cycles);
+	tap_ok(killed == 3 * cycles, "%d busy clients killed", killed);
+	tap_ok(unloaded == cycles && loaded == cycles,
+	       "the module unloads once they are gone and loads again (%d, %d of %d)",
+	       unloaded, loaded, cycles);
+	tap_ok(!lingered, "the old device is released by the time the unload returns "
+	       "(%d of %d cycles it was not)", lingered, cycles);
+	tap_ok(works == cycles, "the device works after every load (%d of %d)", works, cycles);
+	/* each cycle pins 3 x 2 MiB of BOs: a leak of them is 6 MiB a cycle */
+	tap_ok(shmem0 >= 0 && shmem1 <= shmem0 + 1024,
+	       "no buffer object leaked (Shmem %+ld kB over %d cycles)", shmem1 - shmem0,
+	       cycles - 1);
+	tap_ok(slab0 >= 0 && slab1 <= slab0 + 2048,
+	       "no kernel memory leaked beyond noise (SUnreclaim %+ld kB over %d cycles)",
+	       slab1 - slab0, cycles - 1);
+	return tap_exit_status();
+}

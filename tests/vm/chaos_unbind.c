@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * chaos_unbind: remove the PCI device (sysfs remove) while several client
+ * processes keep every engine busy, and bring it back with a bus rescan,
+ * in a loop.  Every client must get a clean error (ENODEV from its next
+ * ioctl, its last fence signalled, its file closing normally) instead of
+ * hanging or crashing; after each rescan the device runs a correct job.
+ * After all cycles nothing has leaked: Shmem (the clients' buffer objects)
+ * and SUnreclaim in /proc/meminfo are back near where they were after the
+ * first cycle.
+ *
+ * TERN_CHAOS_CYCLES (default 4) scales the number of cycles.
+ *
+ * tern-vm: timeout=300
+ */
+#include <dirent.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "core_test.h"
+
+#define VA	0x100000ull
+#define BO_SIZE	(2ull << 20)
+
+static struct drm_tern_get_info info;
+static char node[300] = TERN_TEST_NODE;	/* where the device is now */
+
+static bool write_file(const char *path, const char *s)
+{
+	FILE *f = fopen(path, "w");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fputs(s, f) >= 0;
+	return !fclose(f) && ok;
+}
+
+/* sysfs path of the PCI function tern is bound to */
+static bool tern_pci_dev(char *path, size_t len)
+{
+	const char *dir = "/sys/bus/pci/drivers/tern";
+	struct dirent *de;
+	bool found = false;
+	DIR *d = opendir(dir);
+
+	while (d && !found && (de = readdir(d))) {
+		if (!strchr(de->d_name, ':'))
+			continue;
+		snprintf(path, len, "/sys/bus/pci/devices/%s", de->d_name);
+		found = true;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* The node of the (one) tern device, once it is there: 4 s at most. */
+static bool find_node(void)
+{
+	struct dirent *de;
+	int i;
+
+	for (i = 0; i < 400; i++) {
+		DIR *d = opendir("/dev/accel");
+		bool found = false;
+
+		while (d && !found && (de = readdir(d))) {
+			if (strncmp(de->d_name, "accel", 5))
+				continue;
+			snprintf(node, sizeof(node), "/dev/accel/%s", de->d_name);
+			found = true;
+		}
+		if (d)
+			closedir(d);
+		if (found)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+static bool device_works(void)
+{
+	uint32_t dw[8], n = 0, ctx, bo, so;
+	volatile uint32_t *mem;
+	int fd;
+	bool ok;
+
+	if (!find_node())
+		return false;
+	fd = open(node, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ok = !core_get_info(fd, &info) && !ctx_create(fd, 1, 0, 0, &ctx) &&
+	     !core_bo(fd, 4096, VA, &bo, (void **)&mem);
+	so = syncobj_new(fd);
+	pkt_write_imm(dw, &n, VA + 16, 0x4eb1d);
+	ok = ok && !submit(fd, ctx, dw, n, &bo, 1, 0, so, NULL) &&
+	     !syncobj_wait(fd, so, 30000) && mem[4] == 0x4eb1d;
+	if (ok)
+		munmap((void *)mem, 4096);
+	close(fd);
+	return ok;
+}
+
+/*
+ * A client keeping every engine busy until the device goes away.  Exit
+ * status: 0 the clean error (ENODEV) and a signalled last fence, 10 + the
+ * errno of any other error, 2-5 setup failures.
+ */
+static void busy_client(int ready)
+{
+	uint32_t dw[8], n, ctx[DRM_TERN_MAX_ENGINES], bo, so, e, j = 0;
+	volatile uint32_t *mem;
+	int fd = open(node, O_RDWR | O_CLOEXEC), ret, sync_fd = -1;
+
+	if (fd < 0 || core_bo(fd, BO_SIZE, VA, &bo, (void **)&mem))
+		_exit(2);
+	memset((void *)mem, 0x33, BO_SIZE);
+	munmap((void *)mem, BO_SIZE);
+	for (e = 0; e < info.engine_count; e++)
+		if (ctx_create(fd, 1, info.engine_class[e], 0, &ctx[e]))
+			_exit(3);
+	so = syncobj_new(fd);
+	for (;;) {
+		n = 0;
+		pkt_spin(dw, &n, 1000);
+		pkt_write_imm(dw, &n, VA, j);
+		ret = submit(fd, ctx[j++ % info.engine_count], dw, n, &bo, 1, 0, so, NULL);
+		if (j == 32 && write(ready, "r", 1) != 1)
+			_exit(5);
+		if (ret == -EAGAIN) {
+			usleep(2000);
+			continue;
+		}
+		if (ret)
+			break;
+	}
+	if (ret != -ENODEV)
+		_exit(10 + -ret);
+	/* the fence of the last queued job has signalled, or signals at once */
+	if (drmSyncobjExportSyncFile(fd, so, &sync_fd) == 0) {
+		struct pollfd pfd = { .fd = sync_fd, .events = POLLIN };
+
+		if (poll(&pfd, 1, 10000) != 1)
+			_exit(7);
+		close(sync_fd);
+	}
+	_exit(close(fd) ? 6 : 0);
+}
+
+int main(void)
+{
+	const char *c = getenv("TERN_CHAOS_CYCLES");
+	int cycles = c ? atoi(c) : 4, cyc, i, status;
+	int clean = 0, removed = 0, back = 0, lingered = 0;
+	long shmem0 = -1, slab0 = -1, shmem1, slab1;
+	char dev[512], path[600];
+
+	tap_plan(7);
+	if (!tap_ok(device_works() && tern_pci_dev(dev, sizeof(dev)),
+		    "the device works; find its PCI function"))
+		return tap_exit_status();
+	snprintf(path, sizeof(path), "%s/remove", dev);
+	for (cyc = 0; cyc < cycles; cyc++) {
+		pid_t pid[3];
+		int p[2];
+		char ch;
+
+		if (pipe(p))
+			break;
+		for (i = 0; i < 3; i++) {
+			pid[i] = fork();
+			if (pid[i] == 0) {
+				close(p[0]);
+				busy_client(p[1]);
+			}
+		}
+		close(p[1]);
+		for (i = 0; i < 3; i++)
+			if (read(p[0], &ch, 1) != 1)
+				break;
+		close(p[0]);
+		if (!write_file(path, "1"))
+			break;
+		removed++;
+		for (i = 0; i < 3; i++) {
+			waitpid(pid[i], &status, 0);
+			if (WIFEXITED(status) && !WEXITSTATUS(status))
+				clean++;
+			else
+				tap_diag("cycle %d: client %d: %s %d", cyc, i,
+					 WIFEXITED(status) ? "exit" : "signal",
+					 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+		}
+		if (!write_file("/sys/bus/pci/rescan", "1") || !device_works())
+			break;
+		back++;
+		/* the old device must be gone: else the new one gets another minor */
+		if (strcmp(node, TERN_TEST_NODE)) {
+			lingered++;
+			tap_diag("cycle %d: the old device outlived its removal: the new one is %s",
+				 cyc, node);
+		}
+		if (!tern_pci_dev(dev, sizeof(dev)))
+			break;
+		snprintf(path, sizeof(path), "%s/remove", dev);
+		if (cyc == 0) {
+			shmem0 = meminfo_kb("Shmem");
+			slab0 = meminfo_kb("SUnreclaim");
+		}
+	}
+	/* leave the device at its usual node for the tests that follow */
+	for (i = 0; lingered && i < 30 && strcmp(node, TERN_TEST_NODE); i++) {
+		sleep(1);
+		if (!tern_pci_dev(dev, sizeof(dev)))
+			break;
+		snprintf(path, sizeof(path), "%s/remove", dev);
+		if (!write_file(path, "1") || (sleep(1), !write_file("/sys/bus/pci/rescan", "1")) ||
+		    !find_node())
+			break;
+	}
+	shmem1 = meminfo_kb("Shmem");
+	slab1 = meminfo_kb("SUnreclaim");
+	tap_diag("%d of %d rescans found the old device still holding its minor", lingered,
+		 cycles);
+	tap_diag("%d cycles: %d removals with 3 busy clients each, %d clean client exits, "
+		 "%d rescans; Shmem %ld -> %ld kB, SUnreclaim %ld -> %ld kB", cycles, removed,
+		 clean, back, shmem0, shmem1, slab0, slab1);
+	tap_ok(removed == cycles, "the device removed while busy %d of %d times", removed, cycles);
+	tap_ok(clean == 3 * cycles,
+	       "every busy client got ENODEV and closed cleanly (%d of %d)", clean, 3 * cycles);
+	tap_ok(!lingered, "the old device is released once its clients closed "
+	       "(%d of %d cycles it was not)", lingered, cycles);
+	tap_ok(back == cycles, "after every rescan the device runs a correct job (%d of %d)",
+	       back, cycles);
+	tap_ok(shmem0 >= 0 && shmem1 <= shmem0 + 1024,
+	       "no buffer object leaked (Shmem %+ld kB over %d cycles)", shmem1 - shmem0,
+	       cycles - 1);
+	tap_ok(slab0 >= 0 && slab1 <= slab0 + 2048,
+	       "no kernel memory leaked beyond noise (SUnreclaim %+ld kB over %d cycles)",
+	       slab1 - slab0, cycles - 1);
+	return tap_exit_status();
+}
