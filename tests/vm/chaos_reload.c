@@ -32,12 +32,15 @@ static int delete_module(void)
 	return syscall(SYS_delete_module, "tern", O_NONBLOCK) ? -errno : 0;
 }
 
-/* unload, retried while the last file is still being released */
+/*
+ * unload, retried while the last files are still being released: killed
+ * clients' files close asynchronously, slowly on a debug kernel (60 s)
+ */
 static bool unload(void)
 {
 	int i;
 
-	for (i = 0; i < 200; i++) {
+	for (i = 0; i < 1200; i++) {
 		if (!delete_module())
 			return true;
 		usleep(50000);
