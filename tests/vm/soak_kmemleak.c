@@ -79,7 +79,7 @@ int main(void)
 	}
 	if (f)
 		fclose(f);
-	tap_diag("%d unreferenced objects, %d on tern/DRM paths", total, mine);
+	tap_diag("kmemleak lists %d suspects, %d of them on tern/DRM paths", total, mine);
 	tap_ok(f && !mine, "no leak on a tern, DRM, scheduler, dma-buf or syncobj path (%d)",
 	       mine);
 	/* others once reported stay out of later scans */
