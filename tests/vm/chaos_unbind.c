@@ -239,8 +239,16 @@ int main(void)
 	tap_ok(shmem0 >= 0 && shmem1 <= shmem0 + 1024,
 	       "no buffer object leaked (Shmem %+ld kB over %d cycles)", shmem1 - shmem0,
 	       cycles - 1);
-	tap_ok(slab0 >= 0 && slab1 <= slab0 + 2048,
-	       "no kernel memory leaked beyond noise (SUnreclaim %+ld kB over %d cycles)",
-	       slab1 - slab0, cycles - 1);
+	/*
+	 * On the debug kernel KASAN's quarantine keeps freed objects in the
+	 * slabs: SUnreclaim says nothing there, soak_kmemleak does the job.
+	 */
+	if (!access("/sys/kernel/debug/kmemleak", F_OK))
+		tap_skip("SUnreclaim %+ld kB: no measure on the debug kernel (soak_kmemleak is)",
+			 slab1 - slab0);
+	else
+		tap_ok(slab0 >= 0 && slab1 <= slab0 + 2048,
+		       "no kernel memory leaked beyond noise (SUnreclaim %+ld kB over %d cycles)",
+		       slab1 - slab0, cycles - 1);
 	return tap_exit_status();
 }
