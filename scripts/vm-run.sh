@@ -10,7 +10,7 @@
 #
 # Environment: TERN_ACCEL (tcg, or kvm where it works), TERN_VM_SMP (2),
 # TERN_VM_MEM (1G), TERN_DEVICE_OPTS (extra -device tern options for shell
-# and demo), TERN_VM_TESTS (only run tests whose name matches this regex),
+# and demo; several devices are separated by "+"), TERN_VM_TESTS (only run tests whose name matches this regex),
 # TERN_VM_CMDLINE (more kernel parameters; NAME=value ones without a dot
 # reach the tests as environment variables, e.g. TERN_FUZZ_ITERATIONS=N).
 set -euo pipefail
@@ -34,8 +34,15 @@ boot() {
 	local -a args=(-L /usr/share/qemu -bios /usr/share/qemu/qboot.rom
 		-machine "q35,accel=$accel" -cpu "$cpu" -smp "${TERN_VM_SMP:-2}"
 		-m "${TERN_VM_MEM:-1G}" -vga none -nic none -no-reboot
-		-kernel "$VMLINUZ" -initrd "$VM/initramfs.cpio.gz"
-		-device "tern${dev:+,$dev}")
+		-kernel "$VMLINUZ" -initrd "$VM/initramfs.cpio.gz")
+	# DEVICE_OPTS may describe several tern devices, separated by "+".
+	local one
+	local -a devs
+	IFS=+ read -ra devs <<<"${dev:-}"
+	[ ${#devs[@]} -gt 0 ] || devs=("")
+	for one in "${devs[@]}"; do
+		args+=(-device "tern${one:+,$one}")
+	done
 	if [ "$mode" = shell ]; then
 		"$QEMU" "${args[@]}" -nographic \
 			-append "console=ttyS0 quiet panic=-1 tern.mode=shell $cmdline"
