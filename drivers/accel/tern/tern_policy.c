@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * Copyright (c) 2026 The tern authors
+ */
+
+#include <linux/array_size.h>
+#include <linux/bug.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+
+#include "tern_policy.h"
+
+/**
+ * DOC: policy
+ *
+ * The policy decides what an engine runs next; it knows nothing of the
+ * hardware.  Each context that has work on an engine is one
+ * &struct tern_policy_entity on that engine's &struct tern_policy, with a
+ * priority class, a weight and a queue of ready jobs (&struct
+ * tern_policy_job, embedded in the caller's job).  The caller pushes jobs
+ * whose dependencies resolved, asks for the next job whenever a slot is free
+ * (tern_policy_pick_next()), charges the device time a job used when its slot
+ * reports an outcome (tern_policy_charge(), RUN_NS), asks on every event and
+ * tick whether the running job should be preempted
+ * (tern_policy_should_preempt()) and, after a preemption, gives the preempted
+ * and the cancelled job back (tern_policy_requeue()).
+ *
+ * In %TERN_POLICY_FAIR mode:
+ *
+ * - Classes are strict: a job of a higher class is picked before any job of
+ *   a lower one, and a ready job of a strictly higher class than the running
+ *   one preempts it at once.
+ * - Inside a class the entity with the smallest virtual time is picked.
+ *   Charging ns of device time advances virtual time by
+ *   ns * TERN_POLICY_WEIGHT_SCALE / weight, so device time is shared in
+ *   proportion to weights.  An entity that becomes ready again starts no
+ *   lower than the class's floor (@min_vtime), so sleeping earns no credit.
+ * - After @quantum_ns of device time a running job is preempted when a job
+ *   of another entity of the same or a higher class is ready or sits in the
+ *   second slot; when nothing else is ready it keeps running.
+ * - No starvation: while a class has ready work and is not picked, the
+ *   device time charged to higher classes accumulates in its
+ *   @starved_ns.  Once that reaches @starve_ns the class gets the next pick
+ *   (the highest such class first) and its count restarts; the running job
+ *   is preempted for it too, and the job picked for it is not preempted
+ *   before it ran a quantum.  A class with ready work therefore waits at
+ *   most @starve_ns plus one quantum of higher-class device time (plus the
+ *   caller's tick), and then runs for at least a quantum.
+ * - A job already picked for the second slot is never taken back to
+ *   reorder: only a preemption cancels it, and after tern_policy_requeue()
+ *   it is picked first again (behind earlier jobs of its own context) unless
+ *   work of a class above both preempted jobs is ready.  A job picked for a
+ *   starved class counts, at quantum expiry, like a job of the running class,
+ *   so it reaches the device within a quantum.
+ *
+ * In %TERN_POLICY_FIFO mode jobs are picked in arrival order regardless of
+ * class and weight, and nothing is preempted: the baseline of benchmarks.
+ *
+ * Locking: none.  The caller serialises all calls on one policy and its
+ * entities (in the driver, the engine's scheduler lock).
+ */
+
+/**
+ * tern_policy_init() - initialise the policy of one engine
+ * @p: the policy
+ * @mode: &enum tern_policy_mode
+ * @quantum_ns: time slice inside a class
+ * @starve_ns: starvation bound of lower classes; at least @quantum_ns
+ */
+void tern_policy_init(struct tern_policy *p, enum tern_policy_mode mode,
+		      u64 quantum_ns, u64 starve_ns)
+{
+	unsigned int c;
+
+	p->mode = mode;
+	p->quantum_ns = quantum_ns;
+	p->starve_ns = max(starve_ns, quantum_ns);
+	INIT_LIST_HEAD(&p->entities);
+	p->seq = 0;
+	for (c = 0; c < TERN_POLICY_CLASSES; c++) {
+		p->min_vtime[c] = 0;
+		p->starved_ns[c] = 0;
+	}
+	p->promised = NULL;
+	p->promised_bar = 0;
+	p->owed = NULL;
+}
+
+static bool tern_policy_class_ready(const struct tern_policy *p,
+				    unsigned int prio)
+{
+	const struct tern_policy_entity *e;
+
+	list_for_each_entry(e, &p->entities, link)
+		if (e->prio == prio && e->queued)
+			return true;
+	return false;
+}
+
+/**
+ * tern_policy_entity_add() - add a context to an engine's policy
+ * @p: the policy
+ * @e: the entity, not yet on any policy
+ * @prio: priority class (DRM_TERN_PRIORITY_*); clamped to the highest
+ * @weight: share weight; clamped to TERN_POLICY_WEIGHT_MIN .. _MAX
+ *
+ * The entity starts at its class's floor of virtual time.
+ */
+void tern_policy_entity_add(struct tern_policy *p, struct tern_policy_entity *e,
+			    unsigned int prio, u32 weight)
+{
+	INIT_LIST_HEAD(&e->queue);
+	e->prio = min(prio, TERN_POLICY_CLASSES - 1);
+	e->weight = clamp(weight, TERN_POLICY_WEIGHT_MIN, TERN_POLICY_WEIGHT_MAX);
+	e->vtime = p->min_vtime[e->prio];
+	e->queued = 0;
+	e->run_ns = 0;
+	list_add_tail(&e->link, &p->entities);
+}
+
+/**
+ * tern_policy_entity_remove() - remove a context from an engine's policy
+ * @p: the policy
+ * @e: the entity; its queue must be empty (the caller cancels the jobs)
+ */
+void tern_policy_entity_remove(struct tern_policy *p,
+			       struct tern_policy_entity *e)
+{
+	WARN_ON(e->queued);
+	if (p->promised && p->promised->entity == e)
+		p->promised = NULL;
+	if (p->owed && p->owed->entity == e)
+		p->owed = NULL;
+	list_del_init(&e->link);
+}
+
+/* The entity's queue goes from empty to not empty. */
+static void tern_policy_wake(struct tern_policy *p, struct tern_policy_entity *e)
+{
+	if (!tern_policy_class_ready(p, e->prio))
+		p->starved_ns[e->prio] = 0;
+	e->vtime = max(e->vtime, p->min_vtime[e->prio]);
+}
+
+/**
+ * tern_policy_push() - a job of a context is ready to run
+ * @p: the policy
+ * @e: the job's entity
+ * @job: the job; it goes to the tail of the entity's queue
+ */
+void tern_policy_push(struct tern_policy *p, struct tern_policy_entity *e,
+		      struct tern_policy_job *job)
+{
+	/* A job pushed again is a new job: forget its old standing. */
+	if (p->promised == job)
+		p->promised = NULL;
+	if (p->owed == job)
+		p->owed = NULL;
+	if (!e->queued)
+		tern_policy_wake(p, e);
+	job->entity = e;
+	job->seq = p->seq++;
+	list_add_tail(&job->link, &e->queue);
+	e->queued++;
+}
+
+static struct tern_policy_job *tern_policy_dequeue(struct tern_policy_entity *e)
+{
+	struct tern_policy_job *job;
+
+	job = list_first_entry(&e->queue, struct tern_policy_job, link);
+	list_del_init(&job->link);
+	e->queued--;
+	return job;
+}
+
+/**
+ * tern_policy_entity_pop() - take the head job of a context off its queue
+ * @p: the policy
+ * @e: the entity
+ *
+ * For a context whose jobs must not run (destroyed, faulted, banned): the
+ * caller cancels the jobs it pops, then removes the entity.
+ *
+ * Return: the job, or NULL when the queue is empty.
+ */
+struct tern_policy_job *tern_policy_entity_pop(struct tern_policy *p,
+					       struct tern_policy_entity *e)
+{
+	struct tern_policy_job *job;
+
+	if (!e->queued)
+		return NULL;
+	job = tern_policy_dequeue(e);
+	if (p->promised == job)
+		p->promised = NULL;
+	if (p->owed == job)
+		p->owed = NULL;
+	return job;
+}
+
+static struct tern_policy_job *tern_policy_pick_fifo(struct tern_policy *p)
+{
+	struct tern_policy_entity *e, *best = NULL;
+	struct tern_policy_job *head, *best_head = NULL;
+
+	list_for_each_entry(e, &p->entities, link) {
+		if (!e->queued)
+			continue;
+		head = list_first_entry(&e->queue, struct tern_policy_job, link);
+		if (!best_head || head->seq < best_head->seq) {
+			best = e;
+			best_head = head;
+		}
+	}
+	return best ? tern_policy_dequeue(best) : NULL;
+}
+
+/* The ready entity of @prio with the smallest virtual time, or NULL. */
+static struct tern_policy_entity *
+tern_policy_min_entity(const struct tern_policy *p, unsigned int prio)
+{
+	struct tern_policy_entity *e, *best = NULL;
+	struct tern_policy_job *head, *best_head = NULL;
+
+	list_for_each_entry(e, &p->entities, link) {
+		if (e->prio != prio || !e->queued)
+			continue;
+		head = list_first_entry(&e->queue, struct tern_policy_job, link);
+		if (!best || e->vtime < best->vtime ||
+		    (e->vtime == best->vtime && head->seq < best_head->seq)) {
+			best = e;
+			best_head = head;
+		}
+	}
+	return best;
+}
+
+/* The highest class with ready work, or -1. */
+static int tern_policy_top_class(const struct tern_policy *p)
+{
+	int c;
+
+	for (c = TERN_POLICY_CLASSES - 1; c >= 0; c--)
+		if (tern_policy_class_ready(p, c))
+			return c;
+	return -1;
+}
+
+/*
+ * The highest class below @top with ready work whose wait, plus @extra_ns
+ * still to be charged to a higher class, reached the bound; or -1.
+ */
+static int tern_policy_starved_class(const struct tern_policy *p, int top,
+				     u64 extra_ns)
+{
+	int c;
+
+	for (c = top - 1; c >= 0; c--)
+		if (p->starved_ns[c] + extra_ns >= p->starve_ns &&
+		    tern_policy_class_ready(p, c))
+			return c;
+	return -1;
+}
+
+/**
+ * tern_policy_pick_next() - choose the job for a free slot
+ * @p: the policy
+ *
+ * The job is taken off its entity's queue; the caller places it in a slot.
+ *
+ * Return: the job, or NULL when no job is ready.
+ */
+struct tern_policy_job *tern_policy_pick_next(struct tern_policy *p)
+{
+	struct tern_policy_entity *e;
+	struct tern_policy_job *job;
+	int top, c;
+
+	if (p->mode == TERN_POLICY_FIFO)
+		return tern_policy_pick_fifo(p);
+
+	top = tern_policy_top_class(p);
+	if (top < 0)
+		return NULL;
+
+	/*
+	 * The job a preemption cancelled in the second slot had been chosen:
+	 * it goes first again (after its context's earlier jobs), unless work
+	 * of a class above both preempted jobs is ready.
+	 */
+	if (p->promised) {
+		if (top <= p->promised_bar) {
+			job = tern_policy_dequeue(p->promised->entity);
+			if (job == p->promised)
+				p->promised = NULL;
+			return job;
+		}
+		p->promised = NULL;
+	}
+
+	c = tern_policy_starved_class(p, top, 0);
+	p->starved_ns[c < 0 ? top : c] = 0;
+	e = tern_policy_min_entity(p, c < 0 ? top : c);
+	p->min_vtime[e->prio] = max(p->min_vtime[e->prio], e->vtime);
+	job = tern_policy_dequeue(e);
+	if (c >= 0)
+		p->owed = job;
+	return job;
+}
+
+/**
+ * tern_policy_charge() - account device time a job of @e used
+ * @p: the policy
+ * @e: the entity the job belongs to
+ * @ns: the slot's RUN_NS: device time of the run that ended
+ *
+ * Called once per slot outcome (COMPLETED, PREEMPTED, FAULTED; CANCELLED
+ * runs are 0 ns), whether or not the entity has more work.
+ */
+void tern_policy_charge(struct tern_policy *p, struct tern_policy_entity *e,
+			u64 ns)
+{
+	int c;
+
+	e->run_ns += ns;
+	e->vtime += mul_u64_u32_div(ns, TERN_POLICY_WEIGHT_SCALE, e->weight);
+
+	for (c = e->prio - 1; c >= 0; c--)
+		if (tern_policy_class_ready(p, c))
+			p->starved_ns[c] += ns;
+}
+
+/**
+ * tern_policy_should_preempt() - whether to preempt the running job now
+ * @p: the policy
+ * @running: the job in the RUNNING slot
+ * @running_ns: device time it has run since it was last started
+ * @next: the job in the PENDING slot, or NULL
+ *
+ * Preempting also cancels @next (the hardware does): after the outcomes
+ * the caller charges the preempted run and gives both jobs back with
+ * tern_policy_requeue().
+ *
+ * Return: true when a ready job or @next is of a strictly higher class than
+ * @running; when @running_ns reached the quantum and a job of another entity
+ * of the same or a higher class is ready or is @next; or when a lower class
+ * reached its starvation bound.  Never in fifo mode, and never when nothing
+ * else is ready.
+ */
+bool tern_policy_should_preempt(const struct tern_policy *p,
+				const struct tern_policy_job *running,
+				u64 running_ns,
+				const struct tern_policy_job *next)
+{
+	const struct tern_policy_entity *r = running->entity;
+	const struct tern_policy_entity *e;
+	bool expired = running_ns >= p->quantum_ns;
+
+	if (p->mode == TERN_POLICY_FIFO)
+		return false;
+	/* A job picked for a starved class gets a quantum in any case. */
+	if (running == p->owed && !expired)
+		return false;
+
+	if (next && next->entity->prio > r->prio)
+		return true;
+	if (expired && next && next->entity != r &&
+	    (next->entity->prio == r->prio || next == p->owed))
+		return true;
+
+	list_for_each_entry(e, &p->entities, link) {
+		if (!e->queued)
+			continue;
+		if (e->prio > r->prio)
+			return true;
+		if (expired && e != r && e->prio == r->prio)
+			return true;
+	}
+
+	return tern_policy_starved_class(p, r->prio, running_ns) >= 0;
+}
+
+/**
+ * tern_policy_requeue() - give back the jobs of a preemption
+ * @p: the policy
+ * @running: the job that was RUNNING (outcome PREEMPTED), or NULL
+ * @next: the job that was PENDING (outcome CANCELLED), or NULL
+ *
+ * Each job goes back to the head of its entity's queue with its arrival
+ * number; when both belong to one entity, @running stays ahead of @next, so
+ * a context's jobs run in their original order.
+ */
+void tern_policy_requeue(struct tern_policy *p,
+			 struct tern_policy_job *running,
+			 struct tern_policy_job *next)
+{
+	struct tern_policy_job *jobs[2] = { next, running };
+	struct tern_policy_entity *e;
+	unsigned int i;
+
+	if (running && running == p->owed)
+		p->owed = NULL;
+	if (next) {
+		p->promised = next;
+		p->promised_bar = next->entity->prio;
+		if (running)
+			p->promised_bar = max(p->promised_bar,
+					      running->entity->prio);
+	}
+
+	for (i = 0; i < ARRAY_SIZE(jobs); i++) {
+		if (!jobs[i])
+			continue;
+		e = jobs[i]->entity;
+		if (!e->queued)
+			tern_policy_wake(p, e);
+		list_add(&jobs[i]->link, &e->queue);
+		e->queued++;
+	}
+}
+
+/**
+ * tern_policy_progress_start() - a job started on the engine
+ * @pp: the hang predicate state
+ * @progress: current ENG_PROGRESS
+ * @now_ns: current time
+ */
+void tern_policy_progress_start(struct tern_policy_progress *pp, u32 progress,
+				u64 now_ns)
+{
+	pp->last = progress;
+	pp->since_ns = now_ns;
+}
+
+/**
+ * tern_policy_hung() - hang predicate over the progress counter
+ * @pp: the hang predicate state
+ * @progress: ENG_PROGRESS sampled now
+ * @now_ns: current time
+ * @timeout_ns: the running context's timeout
+ *
+ * A job is hung when the counter has not moved for @timeout_ns; a job whose
+ * counter moves, however slowly, is never hung.
+ *
+ * Return: true when the running job is hung.
+ */
+bool tern_policy_hung(struct tern_policy_progress *pp, u32 progress,
+		      u64 now_ns, u64 timeout_ns)
+{
+	if (progress != pp->last) {
+		tern_policy_progress_start(pp, progress, now_ns);
+		return false;
+	}
+	return now_ns - pp->since_ns >= timeout_ns;
+}

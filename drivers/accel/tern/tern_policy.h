@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/*
+ * Copyright (c) 2026 The tern authors
+ */
+
+#ifndef __TERN_POLICY_H__
+#define __TERN_POLICY_H__
+
+#include <linux/list.h>
+#include <linux/types.h>
+
+/* Priority classes, numbered like DRM_TERN_PRIORITY_*: higher runs first. */
+#define TERN_POLICY_CLASSES		3
+
+/* Weight of a context of default weight; shares go as weights. */
+#define TERN_POLICY_WEIGHT_SCALE	1024u
+#define TERN_POLICY_WEIGHT_MIN		1u
+#define TERN_POLICY_WEIGHT_MAX		(64u * TERN_POLICY_WEIGHT_SCALE)
+
+/**
+ * enum tern_policy_mode - how a policy chooses
+ * @TERN_POLICY_FAIR: priority classes, weighted fair share, quantum, no
+ *	starvation
+ * @TERN_POLICY_FIFO: first come, first served; never preempts
+ */
+enum tern_policy_mode {
+	TERN_POLICY_FAIR,
+	TERN_POLICY_FIFO,
+};
+
+struct tern_policy_entity;
+
+/**
+ * struct tern_policy_job - a job as the policy sees it
+ * @link: in the entity's queue
+ * @entity: the entity the job was pushed to
+ * @seq: arrival number on the policy; kept when the job is re-queued
+ */
+struct tern_policy_job {
+	struct list_head link;
+	struct tern_policy_entity *entity;
+	u64 seq;
+};
+
+/**
+ * struct tern_policy_entity - one context on one engine
+ * @link: in &tern_policy.entities
+ * @queue: ready jobs, head first
+ * @prio: priority class, 0 .. TERN_POLICY_CLASSES - 1
+ * @weight: share weight, TERN_POLICY_WEIGHT_SCALE by default
+ * @vtime: virtual time: device ns charged, scaled by SCALE / @weight
+ * @queued: number of jobs in @queue
+ * @run_ns: device ns charged in total (for debugfs and tests)
+ */
+struct tern_policy_entity {
+	struct list_head link;
+	struct list_head queue;
+	unsigned int prio;
+	u32 weight;
+	u64 vtime;
+	unsigned int queued;
+	u64 run_ns;
+};
+
+/**
+ * struct tern_policy - the scheduling decisions of one engine
+ * @mode: &enum tern_policy_mode
+ * @quantum_ns: device time after which a running job yields to waiting work
+ *	of the same or a higher class
+ * @starve_ns: device time higher classes may run while a lower class waits
+ *	before the lower class gets the next pick (see docs/scheduler.md)
+ * @entities: all entities of the engine
+ * @seq: arrival counter
+ * @min_vtime: per class, the floor of the virtual time of runnable entities;
+ *	never decreases
+ * @starved_ns: per class, device time charged to higher classes while this
+ *	class had ready work and was not picked
+ * @promised: the job cancelled in the second slot by the last preemption;
+ *	picked before others unless a class above @promised_bar is ready
+ * @promised_bar: the higher class of the preempted and the cancelled job
+ * @owed: the last job picked for a starved class; yields only to
+ *	preemption, like a job of the running class
+ */
+struct tern_policy {
+	enum tern_policy_mode mode;
+	u64 quantum_ns;
+	u64 starve_ns;
+	struct list_head entities;
+	u64 seq;
+	u64 min_vtime[TERN_POLICY_CLASSES];
+	u64 starved_ns[TERN_POLICY_CLASSES];
+	struct tern_policy_job *promised;
+	unsigned int promised_bar;
+	const struct tern_policy_job *owed;
+};
+
+void tern_policy_init(struct tern_policy *p, enum tern_policy_mode mode,
+		      u64 quantum_ns, u64 starve_ns);
+void tern_policy_entity_add(struct tern_policy *p, struct tern_policy_entity *e,
+			    unsigned int prio, u32 weight);
+void tern_policy_entity_remove(struct tern_policy *p,
+			       struct tern_policy_entity *e);
+void tern_policy_push(struct tern_policy *p, struct tern_policy_entity *e,
+		      struct tern_policy_job *job);
+struct tern_policy_job *tern_policy_entity_pop(struct tern_policy *p,
+					       struct tern_policy_entity *e);
+struct tern_policy_job *tern_policy_pick_next(struct tern_policy *p);
+void tern_policy_charge(struct tern_policy *p, struct tern_policy_entity *e,
+			u64 ns);
+bool tern_policy_should_preempt(const struct tern_policy *p,
+				const struct tern_policy_job *running,
+				u64 running_ns,
+				const struct tern_policy_job *next);
+void tern_policy_requeue(struct tern_policy *p,
+			 struct tern_policy_job *running,
+			 struct tern_policy_job *next);
+
+/**
+ * struct tern_policy_progress - hang predicate state of one engine
+ * @last: progress counter at the last change
+ * @since_ns: time of the last change
+ */
+struct tern_policy_progress {
+	u32 last;
+	u64 since_ns;
+};
+
+void tern_policy_progress_start(struct tern_policy_progress *pp, u32 progress,
+				u64 now_ns);
+bool tern_policy_hung(struct tern_policy_progress *pp, u32 progress,
+		      u64 now_ns, u64 timeout_ns);
+
+#endif /* __TERN_POLICY_H__ */

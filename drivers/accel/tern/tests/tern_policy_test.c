@@ -1,0 +1,536 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * Copyright (c) 2026 The tern authors
+ *
+ * KUnit tests of the scheduling policy, with a fake engine: two slots, a
+ * clock that advances in ticks, jobs that need a given device time, resume
+ * after preemption, and contexts that submit a new job whenever one
+ * completes (sustained load).
+ */
+
+#include <kunit/test.h>
+
+#include "../tern_policy.c"
+
+#define US		1000ull
+#define MS		(1000 * US)
+#define QUANTUM		(1 * MS)
+#define STARVE		(5 * MS)
+#define TICK		(50 * US)
+#define MAX_CTX		5
+#define MAX_JOBS	16
+#define MAX_LOG		64
+
+/**
+ * struct fake_job - a job of the fake engine
+ * @pj: the policy's view
+ * @ctx: index of its context
+ * @id: number for the completion log
+ * @left_ns: device time still needed
+ */
+struct fake_job {
+	struct tern_policy_job pj;
+	unsigned int ctx;
+	unsigned int id;
+	u64 left_ns;
+};
+
+/**
+ * struct fake_ctx - a context of the fake engine
+ * @e: the policy's entity
+ * @job_ns: device time of each job
+ * @endless: submit the completed job again (sustained load)
+ * @jobs: the context's jobs
+ * @njobs: jobs used
+ */
+struct fake_ctx {
+	struct tern_policy_entity e;
+	u64 job_ns;
+	bool endless;
+	struct fake_job jobs[MAX_JOBS];
+	unsigned int njobs;
+};
+
+/**
+ * struct fake_engine - two slots over a policy
+ * @test: the running test
+ * @p: the policy
+ * @ctx: the contexts
+ * @nctx: contexts used
+ * @slot: slot[0] RUNNING, slot[1] PENDING
+ * @ran_ns: device time of slot[0] since it started
+ * @now_ns: device clock
+ * @preemptions: preemptions done
+ * @log: ids of completed jobs, in order
+ * @nlog: entries in @log
+ */
+struct fake_engine {
+	struct kunit *test;
+	struct tern_policy p;
+	struct fake_ctx ctx[MAX_CTX];
+	unsigned int nctx;
+	struct fake_job *slot[2];
+	u64 ran_ns;
+	u64 now_ns;
+	unsigned int preemptions;
+	unsigned int log[MAX_LOG];
+	unsigned int nlog;
+};
+
+static struct fake_engine *fake_engine(struct kunit *test,
+				       enum tern_policy_mode mode)
+{
+	struct fake_engine *eng = kunit_kzalloc(test, sizeof(*eng), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, eng);
+	eng->test = test;
+	tern_policy_init(&eng->p, mode, QUANTUM, STARVE);
+	return eng;
+}
+
+static struct fake_ctx *fake_ctx(struct fake_engine *eng, unsigned int prio,
+				 u32 weight, u64 job_ns, bool endless)
+{
+	struct fake_ctx *c;
+
+	KUNIT_ASSERT_LT(eng->test, eng->nctx, MAX_CTX);
+	c = &eng->ctx[eng->nctx++];
+	c->job_ns = job_ns;
+	c->endless = endless;
+	tern_policy_entity_add(&eng->p, &c->e, prio, weight);
+	return c;
+}
+
+static struct fake_job *fake_submit(struct fake_engine *eng,
+				    struct fake_ctx *c, unsigned int id)
+{
+	struct fake_job *job;
+
+	KUNIT_ASSERT_LT(eng->test, c->njobs, MAX_JOBS);
+	job = &c->jobs[c->njobs++];
+	job->ctx = c - eng->ctx;
+	job->id = id;
+	job->left_ns = c->job_ns;
+	tern_policy_push(&eng->p, &c->e, &job->pj);
+	return job;
+}
+
+static struct fake_job *fake_pick(struct fake_engine *eng)
+{
+	struct tern_policy_job *pj = tern_policy_pick_next(&eng->p);
+
+	return pj ? container_of(pj, struct fake_job, pj) : NULL;
+}
+
+static void fake_fill(struct fake_engine *eng)
+{
+	if (!eng->slot[0]) {
+		eng->slot[0] = eng->slot[1] ? eng->slot[1] : fake_pick(eng);
+		eng->slot[1] = NULL;
+		eng->ran_ns = 0;
+	}
+	if (eng->slot[0] && !eng->slot[1])
+		eng->slot[1] = fake_pick(eng);
+}
+
+static struct tern_policy_job *fake_pj(struct fake_job *job)
+{
+	return job ? &job->pj : NULL;
+}
+
+/* Run one tick of device time; false when the engine is idle. */
+static bool fake_tick(struct fake_engine *eng)
+{
+	struct fake_job *run;
+	struct fake_ctx *c;
+	u64 ns;
+
+	fake_fill(eng);
+	run = eng->slot[0];
+	if (!run)
+		return false;
+
+	ns = min(TICK, run->left_ns);
+	run->left_ns -= ns;
+	eng->ran_ns += ns;
+	eng->now_ns += ns;
+
+	if (!run->left_ns) {
+		c = &eng->ctx[run->ctx];
+		tern_policy_charge(&eng->p, &c->e, eng->ran_ns);
+		if (eng->nlog < MAX_LOG)
+			eng->log[eng->nlog++] = run->id;
+		eng->slot[0] = NULL;
+		if (c->endless) {
+			run->left_ns = c->job_ns;
+			tern_policy_push(&eng->p, &c->e, &run->pj);
+		}
+	} else if (tern_policy_should_preempt(&eng->p, &run->pj, eng->ran_ns,
+					      fake_pj(eng->slot[1]))) {
+		/* PREEMPTED: charge the run; the PENDING slot is CANCELLED. */
+		c = &eng->ctx[run->ctx];
+		tern_policy_charge(&eng->p, &c->e, eng->ran_ns);
+		tern_policy_requeue(&eng->p, &run->pj, fake_pj(eng->slot[1]));
+		eng->slot[0] = NULL;
+		eng->slot[1] = NULL;
+		eng->preemptions++;
+	}
+	fake_fill(eng);
+	return true;
+}
+
+static void fake_run(struct fake_engine *eng, u64 ns)
+{
+	u64 end = eng->now_ns + ns;
+
+	while (eng->now_ns < end && fake_tick(eng))
+		;
+}
+
+/* |got - want| <= want * pct / 100 */
+static bool within(u64 got, u64 want, unsigned int pct)
+{
+	u64 d = got > want ? got - want : want - got;
+
+	return d * 100 <= want * pct;
+}
+
+static void tern_policy_strict_priority(struct kunit *test)
+{
+	struct fake_engine *eng = fake_engine(test, TERN_POLICY_FAIR);
+	struct fake_ctx *lo = fake_ctx(eng, 0, TERN_POLICY_WEIGHT_SCALE, 200 * US, false);
+	struct fake_ctx *no = fake_ctx(eng, 1, TERN_POLICY_WEIGHT_SCALE, 200 * US, false);
+	struct fake_ctx *hi = fake_ctx(eng, 2, TERN_POLICY_WEIGHT_SCALE, 200 * US, false);
+	static const unsigned int want[] = { 20, 21, 22, 10, 11, 12, 0, 1, 2 };
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		fake_submit(eng, lo, i);
+		fake_submit(eng, no, 10 + i);
+		fake_submit(eng, hi, 20 + i);
+	}
+	fake_run(eng, 100 * MS);
+
+	KUNIT_ASSERT_EQ(test, eng->nlog, ARRAY_SIZE(want));
+	for (i = 0; i < ARRAY_SIZE(want); i++)
+		KUNIT_EXPECT_EQ_MSG(test, eng->log[i], want[i], "completion %u", i);
+	KUNIT_EXPECT_EQ(test, eng->preemptions, 0);
+}
+
+/* Time, not job count: jobs of 100 us, 300 us, 2 ms and 5 ms share equally. */
+static void tern_policy_fair_equal(struct kunit *test)
+{
+	static const u64 len[] = { 100 * US, 300 * US, 2 * MS, 5 * MS };
+	struct fake_engine *eng = fake_engine(test, TERN_POLICY_FAIR);
+	struct fake_ctx *c[ARRAY_SIZE(len)];
+	unsigned int i;
+	u64 total = 0;
+
+	for (i = 0; i < ARRAY_SIZE(len); i++) {
+		c[i] = fake_ctx(eng, 1, TERN_POLICY_WEIGHT_SCALE, len[i], true);
+		fake_submit(eng, c[i], i);
+		fake_submit(eng, c[i], i);
+	}
+	fake_run(eng, 2000 * MS);
+
+	for (i = 0; i < ARRAY_SIZE(len); i++)
+		total += c[i]->e.run_ns;
+	for (i = 0; i < ARRAY_SIZE(len); i++)
+		KUNIT_EXPECT_TRUE_MSG(test, within(c[i]->e.run_ns, total / 4, 3),
+				      "context %u: %llu ns of %llu", i,
+				      c[i]->e.run_ns, total);
+	/* The long jobs only fit their share by being preempted. */
+	KUNIT_EXPECT_GT(test, eng->preemptions, 0);
+}
+
+static void tern_policy_fair_weights(struct kunit *test)
+{
+	static const u32 w[] = { 1, 2, 4 };
+	struct fake_engine *eng = fake_engine(test, TERN_POLICY_FAIR);
+	struct fake_ctx *c[ARRAY_SIZE(w)];
+	unsigned int i;
+	u64 total = 0;
+
+	for (i = 0; i < ARRAY_SIZE(w); i++) {
+		c[i] = fake_ctx(eng, 1, w[i] * TERN_POLICY_WEIGHT_SCALE,
+				(250 + 150 * i) * US, true);
+		fake_submit(eng, c[i], i);
+		fake_submit(eng, c[i], i);
+	}
+	fake_run(eng, 2000 * MS);
+
+	for (i = 0; i < ARRAY_SIZE(w); i++)
+		total += c[i]->e.run_ns;
+	for (i = 0; i < ARRAY_SIZE(w); i++)
+		KUNIT_EXPECT_TRUE_MSG(test,
+				      within(c[i]->e.run_ns, total * w[i] / 7, 3),
+				      "weight %u: %llu ns of %llu", w[i],
+				      c[i]->e.run_ns, total);
+}
+
+static void tern_policy_quantum(struct kunit *test)
+{
+	struct fake_engine *eng = fake_engine(test, TERN_POLICY_FAIR);
+	struct fake_ctx *a = fake_ctx(eng, 1, TERN_POLICY_WEIGHT_SCALE, 10 * MS, false);
+	struct fake_ctx *lo = fake_ctx(eng, 0, TERN_POLICY_WEIGHT_SCALE, MS, false);
+	struct fake_ctx *b = fake_ctx(eng, 1, TERN_POLICY_WEIGHT_SCALE, MS, false);
+	struct fake_job *ja;
+
+	ja = fake_submit(eng, a, 1);
+	KUNIT_ASSERT_PTR_EQ(test, fake_pick(eng), ja);
+
+	/* Nothing else ready: never, however long it runs. */
+	KUNIT_EXPECT_FALSE(test, tern_policy_should_preempt(&eng->p, &ja->pj,
+							    100 * QUANTUM, NULL));
+	/* More work of its own context does not count. */
+	fake_submit(eng, a, 2);
+	KUNIT_EXPECT_FALSE(test, tern_policy_should_preempt(&eng->p, &ja->pj,
+							    100 * QUANTUM, NULL));
+	/* A lower class waiting does not count (below the starvation bound). */
+	fake_submit(eng, lo, 3);
+	KUNIT_EXPECT_FALSE(test, tern_policy_should_preempt(&eng->p, &ja->pj,
+							    QUANTUM, NULL));
+	/* The same class waiting: only once the quantum expired. */
+	fake_submit(eng, b, 4);
+	KUNIT_EXPECT_FALSE(test, tern_policy_should_preempt(&eng->p, &ja->pj,
+							    QUANTUM - 1, NULL));
+	KUNIT_EXPECT_TRUE(test, tern_policy_should_preempt(&eng->p, &ja->pj,
+							   QUANTUM, NULL));
+}
+
+/* A lone 20 ms job runs to its end without a preemption. */
+static void tern_policy_alone_runs_on(struct kunit *test)
+{
+	struct fake_engine *eng = fake_engine(test, TERN_POLICY_FAIR);
+	struct fake_ctx *a = fake_ctx(eng, 1, TERN_POLICY_WEIGHT_SCALE, 20 * MS, false);
+
+	fake_submit(eng, a, 1);
+	fake_submit(eng, a, 2);
+	fake_run(eng, 100 * MS);
+
+	KUNIT_EXPECT_EQ(test, eng->nlog, 2);
+	KUNIT_EXPECT_EQ(test, eng->preemptions, 0);
+	KUNIT_EXPECT_EQ(test, a->e.run_ns, 40 * MS);
+}
+
+/* A HIGH job preempts LOW work within one tick, not a quantum. */
+static void tern_policy_higher_preempts(struct kunit *test)
+{
+	struct fake_engine *eng = fake_engine(test, TERN_POLICY_FAIR);
+	struct fake_ctx *lo = fake_ctx(eng, 0, TERN_POLICY_WEIGHT_SCALE, 50 * MS, true);
+	struct fake_ctx *hi = fake_ctx(eng, 2, TERN_POLICY_WEIGHT_SCALE, 300 * US, false);
+	struct fake_job *jl;
+	u64 t0;
+
+	fake_submit(eng, lo, 1);
+	fake_submit(eng, lo, 1);
+	fake_run(eng, 3 * MS);
+	jl = eng->slot[0];
+	KUNIT_ASSERT_NOT_NULL(test, jl);
+	KUNIT_EXPECT_FALSE(test, tern_policy_should_preempt(&eng->p, &jl->pj, 1,
+							    fake_pj(eng->slot[1])));
+
+	fake_submit(eng, hi, 2);
+	KUNIT_EXPECT_TRUE(test, tern_policy_should_preempt(&eng->p, &jl->pj, 1,
+							   fake_pj(eng->slot[1])));
+	t0 = eng->now_ns;
+	while (eng->nlog == 0 && fake_tick(eng))
+		;
+	KUNIT_ASSERT_EQ(test, eng->nlog, 1);
+	KUNIT_EXPECT_EQ(test, eng->log[0], 2);
+	KUNIT_EXPECT_LE(test, eng->now_ns - t0, TICK + 300 * US);
+	KUNIT_EXPECT_EQ(test, eng->preemptions, 1);
+}
+
+/* The job in the second slot is not displaced by a later submission. */
+static void tern_policy_no_displacement(struct kunit *test)
+{
+	struct fake_engine *eng = fake_engine(test, TERN_POLICY_FAIR);
+	struct fake_ctx *a = fake_ctx(eng, 1, TERN_POLICY_WEIGHT_SCALE, 2 * MS, false);
+	struct fake_ctx *b = fake_ctx(eng, 1, TERN_POLICY_WEIGHT_SCALE, 2 * MS, false);
+	struct fake_ctx *c = fake_ctx(eng, 1, TERN_POLICY_WEIGHT_SCALE, 2 * MS, false);
+	struct fake_ctx *lo = fake_ctx(eng, 0, TERN_POLICY_WEIGHT_SCALE, 2 * MS, false);
+	struct fake_ctx *hi = fake_ctx(eng, 2, TERN_POLICY_WEIGHT_SCALE, 2 * MS, false);
+	struct fake_job *ja, *jb, *jc;
+
+	/* b has run a lot already: c, new, has the smaller virtual time. */
+	ja = fake_submit(eng, a, 1);
+	jb = fake_submit(eng, b, 2);
+	KUNIT_ASSERT_PTR_EQ(test, fake_pick(eng), ja);
+	KUNIT_ASSERT_PTR_EQ(test, fake_pick(eng), jb);
+	tern_policy_charge(&eng->p, &b->e, 50 * MS);
+	fake_submit(eng, c, 3);
+	fake_submit(eng, lo, 4);
+
+	/* Neither a same-class nor a lower-class arrival cancels b. */
+	KUNIT_EXPECT_FALSE(test, tern_policy_should_preempt(&eng->p, &ja->pj,
+							    QUANTUM / 2, &jb->pj));
+	/* At quantum expiry a preempts, b is cancelled and then goes first. */
+	KUNIT_EXPECT_TRUE(test, tern_policy_should_preempt(&eng->p, &ja->pj,
+							   QUANTUM, &jb->pj));
+	tern_policy_charge(&eng->p, &a->e, QUANTUM);
+	tern_policy_requeue(&eng->p, &ja->pj, &jb->pj);
+	KUNIT_EXPECT_PTR_EQ(test, fake_pick(eng), jb);
+	jc = fake_pick(eng);
+	KUNIT_ASSERT_NOT_NULL(test, jc);
+	KUNIT_EXPECT_EQ(test, jc->id, 3);
+
+	/* b completes, c runs, a's job waits in the second slot. */
+	tern_policy_charge(&eng->p, &b->e, 2 * MS);
+	KUNIT_EXPECT_PTR_EQ(test, fake_pick(eng), ja);
+	/* A strictly higher class cancels the second slot and goes first. */
+	fake_submit(eng, hi, 5);
+	KUNIT_EXPECT_TRUE(test, tern_policy_should_preempt(&eng->p, &jc->pj,
+							   1, &ja->pj));
+	tern_policy_charge(&eng->p, &c->e, 1);
+	tern_policy_requeue(&eng->p, &jc->pj, &ja->pj);
+	KUNIT_EXPECT_EQ(test, fake_pick(eng)->id, 5);
+	KUNIT_EXPECT_EQ(test, fake_pick(eng)->id, 1);
+	KUNIT_EXPECT_EQ(test, fake_pick(eng)->id, 3);
+}
+
+/* Preempted and cancelled jobs go back to their heads in their order. */
+static void tern_policy_requeue_order(struct kunit *test)
+{
+	struct fake_engine *eng = fake_engine(test, TERN_POLICY_FAIR);
+	struct fake_ctx *a = fake_ctx(eng, 1, TERN_POLICY_WEIGHT_SCALE, MS, false);
+	struct fake_ctx *b = fake_ctx(eng, 1, TERN_POLICY_WEIGHT_SCALE, MS, false);
+	struct fake_job *j1, *j2, *jb1, *jb2;
+	struct tern_policy_job *pj;
+
+	/* Both slots from one context: 1, 2 come back ahead of 3. */
+	j1 = fake_submit(eng, a, 1);
+	j2 = fake_submit(eng, a, 2);
+	fake_submit(eng, a, 3);
+	KUNIT_ASSERT_PTR_EQ(test, fake_pick(eng), j1);
+	KUNIT_ASSERT_PTR_EQ(test, fake_pick(eng), j2);
+	tern_policy_requeue(&eng->p, &j1->pj, &j2->pj);
+	KUNIT_EXPECT_EQ(test, a->e.queued, 3);
+	KUNIT_EXPECT_EQ(test, fake_pick(eng)->id, 1);
+	KUNIT_EXPECT_EQ(test, fake_pick(eng)->id, 2);
+	KUNIT_EXPECT_EQ(test, fake_pick(eng)->id, 3);
+	KUNIT_EXPECT_NULL(test, fake_pick(eng));
+
+	/* Two contexts: each job back at the head of its own context. */
+	jb1 = fake_submit(eng, b, 11);
+	jb2 = fake_submit(eng, b, 12);
+	j1 = fake_submit(eng, a, 4);
+	fake_submit(eng, a, 5);
+	pj = tern_policy_entity_pop(&eng->p, &b->e);
+	KUNIT_ASSERT_PTR_EQ(test, pj, &jb1->pj);
+	pj = tern_policy_entity_pop(&eng->p, &a->e);
+	KUNIT_ASSERT_PTR_EQ(test, pj, &j1->pj);
+	tern_policy_requeue(&eng->p, &jb1->pj, &j1->pj);
+	KUNIT_EXPECT_PTR_EQ(test, tern_policy_entity_pop(&eng->p, &b->e), &jb1->pj);
+	KUNIT_EXPECT_PTR_EQ(test, tern_policy_entity_pop(&eng->p, &b->e), &jb2->pj);
+	KUNIT_EXPECT_PTR_EQ(test, tern_policy_entity_pop(&eng->p, &a->e), &j1->pj);
+	KUNIT_EXPECT_EQ(test, tern_policy_entity_pop(&eng->p, &a->e)->seq,
+			j1->pj.seq + 1);
+	KUNIT_EXPECT_NULL(test, tern_policy_entity_pop(&eng->p, &a->e));
+}
+
+/* Under sustained HIGH load, LOW runs after at most STARVE + a quantum. */
+static void tern_policy_no_starvation(struct kunit *test)
+{
+	struct fake_engine *eng = fake_engine(test, TERN_POLICY_FAIR);
+	struct fake_ctx *h1 = fake_ctx(eng, 2, TERN_POLICY_WEIGHT_SCALE, 700 * US, true);
+	struct fake_ctx *h2 = fake_ctx(eng, 2, TERN_POLICY_WEIGHT_SCALE, 3 * MS, true);
+	struct fake_ctx *lo = fake_ctx(eng, 0, TERN_POLICY_WEIGHT_SCALE, 400 * US, true);
+	u64 high_ns = 0, worst = 0, last_hi = 0, lo_runs = 0;
+	unsigned int i;
+
+	fake_submit(eng, h1, 1);
+	fake_submit(eng, h1, 1);
+	fake_submit(eng, h2, 2);
+	fake_submit(eng, h2, 2);
+	fake_submit(eng, lo, 3);
+
+	for (i = 0; i < 20000 && fake_tick(eng); i++) {
+		u64 hi_now = h1->e.run_ns + h2->e.run_ns;
+
+		if (eng->slot[0] && eng->slot[0]->ctx == 2) {
+			lo_runs++;
+			high_ns = 0;
+		} else {
+			high_ns += hi_now - last_hi;
+		}
+		last_hi = hi_now;
+		worst = max(worst, high_ns);
+	}
+	KUNIT_EXPECT_GT(test, lo_runs, 0);
+	KUNIT_EXPECT_LE(test, worst, STARVE + QUANTUM + TICK);
+	/* and LOW stays a small share: the classes are still strict */
+	KUNIT_EXPECT_LT(test, lo->e.run_ns * 5, h1->e.run_ns + h2->e.run_ns);
+}
+
+static void tern_policy_fifo(struct kunit *test)
+{
+	struct fake_engine *eng = fake_engine(test, TERN_POLICY_FIFO);
+	struct fake_ctx *lo = fake_ctx(eng, 0, TERN_POLICY_WEIGHT_SCALE, 5 * MS, false);
+	struct fake_ctx *hi = fake_ctx(eng, 2, 4 * TERN_POLICY_WEIGHT_SCALE, MS, false);
+	struct fake_ctx *no = fake_ctx(eng, 1, TERN_POLICY_WEIGHT_SCALE, 3 * MS, false);
+	static const unsigned int want[] = { 1, 2, 3, 4, 5, 6 };
+	struct fake_job *jl;
+	unsigned int i;
+
+	jl = fake_submit(eng, lo, 1);
+	fake_submit(eng, no, 2);
+	fake_submit(eng, lo, 3);
+	fake_submit(eng, hi, 4);
+	fake_submit(eng, no, 5);
+	fake_submit(eng, hi, 6);
+	KUNIT_EXPECT_FALSE(test, tern_policy_should_preempt(&eng->p, &jl->pj,
+							    100 * QUANTUM, NULL));
+	fake_run(eng, 100 * MS);
+
+	KUNIT_EXPECT_EQ(test, eng->preemptions, 0);
+	KUNIT_ASSERT_EQ(test, eng->nlog, ARRAY_SIZE(want));
+	for (i = 0; i < ARRAY_SIZE(want); i++)
+		KUNIT_EXPECT_EQ_MSG(test, eng->log[i], want[i], "completion %u", i);
+}
+
+static void tern_policy_hang_vs_slow(struct kunit *test)
+{
+	struct tern_policy_progress pp;
+	u64 t;
+	u32 prog = 7;
+
+	/* Slow: the counter moves once per 400 ms, timeout 500 ms: never hung. */
+	tern_policy_progress_start(&pp, prog, 0);
+	for (t = 0; t <= 10000 * MS; t += 50 * MS) {
+		if (t && !(t % (400 * MS)))
+			prog++;
+		KUNIT_ASSERT_FALSE(test, tern_policy_hung(&pp, prog, t, 500 * MS));
+	}
+	/* Stuck: hung once the counter stood still for the timeout. */
+	tern_policy_progress_start(&pp, prog, t);
+	KUNIT_EXPECT_FALSE(test, tern_policy_hung(&pp, prog, t + 450 * MS, 500 * MS));
+	KUNIT_EXPECT_TRUE(test, tern_policy_hung(&pp, prog, t + 500 * MS, 500 * MS));
+	/* A wrapping counter still counts as progress. */
+	tern_policy_progress_start(&pp, U32_MAX, 0);
+	KUNIT_EXPECT_FALSE(test, tern_policy_hung(&pp, 0, 600 * MS, 500 * MS));
+	KUNIT_EXPECT_FALSE(test, tern_policy_hung(&pp, 0, 1000 * MS, 500 * MS));
+	KUNIT_EXPECT_TRUE(test, tern_policy_hung(&pp, 0, 1100 * MS, 500 * MS));
+}
+
+static struct kunit_case tern_policy_cases[] = {
+	KUNIT_CASE(tern_policy_strict_priority),
+	KUNIT_CASE(tern_policy_fair_equal),
+	KUNIT_CASE(tern_policy_fair_weights),
+	KUNIT_CASE(tern_policy_quantum),
+	KUNIT_CASE(tern_policy_alone_runs_on),
+	KUNIT_CASE(tern_policy_higher_preempts),
+	KUNIT_CASE(tern_policy_no_displacement),
+	KUNIT_CASE(tern_policy_requeue_order),
+	KUNIT_CASE(tern_policy_no_starvation),
+	KUNIT_CASE(tern_policy_fifo),
+	KUNIT_CASE(tern_policy_hang_vs_slow),
+	{}
+};
+
+static struct kunit_suite tern_policy_suite = {
+	.name = "tern_policy",
+	.test_cases = tern_policy_cases,
+};
+
+kunit_test_suite(tern_policy_suite);
