@@ -48,8 +48,9 @@
  *   caller's tick), and then runs for at least a quantum.
  * - A job already picked for the second slot is never taken back to
  *   reorder: only a preemption cancels it, and after tern_policy_requeue()
- *   it is picked first again (behind earlier jobs of its own context) unless
- *   work of a class above both preempted jobs is ready.  A job picked for a
+ *   it is picked first again unless work of a class above both preempted
+ *   jobs is ready (a job of the preempted context itself just stays behind
+ *   it in the context's queue).  A job picked for a
  *   starved class counts, at quantum expiry, like a job of the running class,
  *   so it reaches the device within a quantum.
  *
@@ -401,7 +402,11 @@ void tern_policy_requeue(struct tern_policy *p,
 
 	if (running && running == p->owed)
 		p->owed = NULL;
-	if (next) {
+	/*
+	 * The promise protects a job chosen for another context; jobs of the
+	 * preempted context itself just keep their order in its queue.
+	 */
+	if (next && (!running || running->entity != next->entity)) {
 		p->promised = next;
 		p->promised_bar = next->entity->prio;
 		if (running)

@@ -42,6 +42,7 @@ struct fake_job {
  * @endless: submit the completed job again (sustained load)
  * @jobs: the context's jobs
  * @njobs: jobs used
+ * @completed: jobs completed
  */
 struct fake_ctx {
 	struct tern_policy_entity e;
@@ -49,6 +50,7 @@ struct fake_ctx {
 	bool endless;
 	struct fake_job jobs[MAX_JOBS];
 	unsigned int njobs;
+	unsigned int completed;
 };
 
 /**
@@ -158,6 +160,7 @@ static bool fake_tick(struct fake_engine *eng)
 	if (!run->left_ns) {
 		c = &eng->ctx[run->ctx];
 		tern_policy_charge(&eng->p, &c->e, eng->ran_ns);
+		c->completed++;
 		if (eng->nlog < MAX_LOG)
 			eng->log[eng->nlog++] = run->id;
 		eng->slot[0] = NULL;
@@ -266,6 +269,30 @@ static void tern_policy_fair_weights(struct kunit *test)
 				      within(c[i]->e.run_ns, total * w[i] / 7, 3),
 				      "weight %u: %llu ns of %llu", w[i],
 				      c[i]->e.run_ns, total);
+}
+
+/* A context idle for 100 ms gets its share when it wakes, not 100 ms. */
+static void tern_policy_sleeper_no_credit(struct kunit *test)
+{
+	struct fake_engine *eng = fake_engine(test, TERN_POLICY_FAIR);
+	struct fake_ctx *a = fake_ctx(eng, 1, TERN_POLICY_WEIGHT_SCALE, 500 * US, true);
+	struct fake_ctx *b = fake_ctx(eng, 1, TERN_POLICY_WEIGHT_SCALE, 500 * US, true);
+	u64 a0, b0;
+
+	fake_submit(eng, a, 1);
+	fake_submit(eng, a, 1);
+	fake_run(eng, 100 * MS);
+	KUNIT_ASSERT_EQ(test, b->e.run_ns, 0);
+
+	fake_submit(eng, b, 2);
+	fake_submit(eng, b, 2);
+	a0 = a->e.run_ns;
+	b0 = b->e.run_ns;
+	fake_run(eng, 20 * MS);
+	KUNIT_EXPECT_TRUE_MSG(test, within(a->e.run_ns - a0, 10 * MS, 15),
+			      "a ran %llu ns of 20 ms", a->e.run_ns - a0);
+	KUNIT_EXPECT_TRUE_MSG(test, within(b->e.run_ns - b0, 10 * MS, 15),
+			      "b ran %llu ns of 20 ms", b->e.run_ns - b0);
 }
 
 static void tern_policy_quantum(struct kunit *test)
@@ -429,15 +456,18 @@ static void tern_policy_requeue_order(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, tern_policy_entity_pop(&eng->p, &a->e));
 }
 
-/* Under sustained HIGH load, LOW runs after at most STARVE + a quantum. */
+/*
+ * Under sustained HIGH load, a LOW job completes after at most STARVE + a
+ * quantum of HIGH device time: once picked it is not preempted at once.
+ */
 static void tern_policy_no_starvation(struct kunit *test)
 {
 	struct fake_engine *eng = fake_engine(test, TERN_POLICY_FAIR);
 	struct fake_ctx *h1 = fake_ctx(eng, 2, TERN_POLICY_WEIGHT_SCALE, 700 * US, true);
 	struct fake_ctx *h2 = fake_ctx(eng, 2, TERN_POLICY_WEIGHT_SCALE, 3 * MS, true);
 	struct fake_ctx *lo = fake_ctx(eng, 0, TERN_POLICY_WEIGHT_SCALE, 400 * US, true);
-	u64 high_ns = 0, worst = 0, last_hi = 0, lo_runs = 0;
-	unsigned int i;
+	u64 high_ns = 0, worst = 0, last_hi = 0, hi_now;
+	unsigned int i, lo_done = 0;
 
 	fake_submit(eng, h1, 1);
 	fake_submit(eng, h1, 1);
@@ -446,18 +476,17 @@ static void tern_policy_no_starvation(struct kunit *test)
 	fake_submit(eng, lo, 3);
 
 	for (i = 0; i < 20000 && fake_tick(eng); i++) {
-		u64 hi_now = h1->e.run_ns + h2->e.run_ns;
-
-		if (eng->slot[0] && eng->slot[0]->ctx == 2) {
-			lo_runs++;
-			high_ns = 0;
-		} else {
-			high_ns += hi_now - last_hi;
-		}
+		hi_now = h1->e.run_ns + h2->e.run_ns;
+		high_ns += hi_now - last_hi;
 		last_hi = hi_now;
 		worst = max(worst, high_ns);
+		if (lo->completed != lo_done) {
+			lo_done = lo->completed;
+			high_ns = 0;
+		}
 	}
-	KUNIT_EXPECT_GT(test, lo_runs, 0);
+	/* 1 s of device time: at least one LOW job per 5 + 1 + 0.4 ms */
+	KUNIT_EXPECT_GE(test, lo_done, 1000 * MS / (STARVE + QUANTUM + 400 * US));
 	KUNIT_EXPECT_LE(test, worst, STARVE + QUANTUM + TICK);
 	/* and LOW stays a small share: the classes are still strict */
 	KUNIT_EXPECT_LT(test, lo->e.run_ns * 5, h1->e.run_ns + h2->e.run_ns);
@@ -517,6 +546,7 @@ static struct kunit_case tern_policy_cases[] = {
 	KUNIT_CASE(tern_policy_strict_priority),
 	KUNIT_CASE(tern_policy_fair_equal),
 	KUNIT_CASE(tern_policy_fair_weights),
+	KUNIT_CASE(tern_policy_sleeper_no_credit),
 	KUNIT_CASE(tern_policy_quantum),
 	KUNIT_CASE(tern_policy_alone_runs_on),
 	KUNIT_CASE(tern_policy_higher_preempts),
