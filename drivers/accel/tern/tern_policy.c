@@ -34,25 +34,27 @@
  *   Charging ns of device time advances virtual time by
  *   ns * TERN_POLICY_WEIGHT_SCALE / weight, so device time is shared in
  *   proportion to weights.  An entity that becomes ready again starts no
- *   lower than the class's floor (@min_vtime), so sleeping earns no credit.
- * - After @quantum_ns of device time a running job is preempted when a job
- *   of another entity of the same or a higher class is ready or sits in the
- *   second slot; when nothing else is ready it keeps running.
+ *   lower than the class's floor (&tern_policy.min_vtime), so sleeping
+ *   earns no credit.
+ * - After &tern_policy.quantum_ns of device time a running job is
+ *   preempted when a job of another entity of the same or a higher class is
+ *   ready or sits in the second slot; when nothing else is ready it keeps
+ *   running.
  * - No starvation: while a class has ready work and is not picked, the
  *   device time charged to higher classes accumulates in its
- *   @starved_ns.  Once that reaches @starve_ns the class gets the next pick
- *   (the highest such class first) and its count restarts; the running job
- *   is preempted for it too, and the job picked for it is not preempted
- *   before it ran a quantum.  A class with ready work therefore waits at
- *   most @starve_ns plus one quantum of higher-class device time (plus the
- *   caller's tick), and then runs for at least a quantum.
+ *   &tern_policy.starved_ns.  Once that reaches &tern_policy.starve_ns the
+ *   class gets the next pick (the highest such class first) and its count
+ *   restarts; the running job is preempted for it too, and the job picked
+ *   for it is not preempted before it ran a quantum.  A class with ready work therefore waits at
+ *   most starve_ns plus one quantum of higher-class device time (plus the
+ *   caller's tick), and then runs for a quantum or to the end of its job.
  * - A job already picked for the second slot is never taken back to
  *   reorder: only a preemption cancels it, and after tern_policy_requeue()
  *   it is picked first again unless work of a class above both preempted
  *   jobs is ready (a job of the preempted context itself just stays behind
- *   it in the context's queue).  A job picked for a
- *   starved class counts, at quantum expiry, like a job of the running class,
- *   so it reaches the device within a quantum.
+ *   it in the context's queue).  A job picked for a starved class counts,
+ *   at quantum expiry, like a job of the running class, so it reaches the
+ *   device within a quantum.
  *
  * In %TERN_POLICY_FIFO mode jobs are picked in arrival order regardless of
  * class and weight, and nothing is preempted: the baseline of benchmarks.
