@@ -116,6 +116,25 @@ static TernStep tern_check_progress(TernRun *run, uint64_t total)
     return TERN_CONTINUE;
 }
 
+/*
+ * The end of one chunk of a long packet, whose progress is now
+ * run->pkt_progress out of @total: charge its modelled @cost_ns, then either
+ * the packet is finished or the engine passes a preemption point.  Returns
+ * true when the packet's loop must end, with *@step saying how
+ * (TERN_CONTINUE: the packet is finished).
+ */
+static bool tern_chunk_end(TernEngine *eng, TernRun *run, uint64_t cost_ns,
+                           uint64_t total, TernStep *step)
+{
+    tern_charge(eng, run, cost_ns);
+    if (run->pkt_progress == total) {
+        *step = TERN_CONTINUE;
+        return true;
+    }
+    *step = tern_checkpoint(eng, run);
+    return *step != TERN_CONTINUE;
+}
+
 /* [a, a + alen) and [b, b + blen) are equal or disjoint. */
 static bool tern_same_or_disjoint(uint64_t a, uint64_t b, uint64_t len)
 {
@@ -186,12 +205,7 @@ static TernStep tern_exec_copy(TernEngine *eng, TernRun *run,
             return step;
         }
         run->pkt_progress += n;
-        tern_charge(eng, run, n);
-        if (run->pkt_progress == size) {
-            return TERN_CONTINUE;
-        }
-        step = tern_checkpoint(eng, run);
-        if (step != TERN_CONTINUE) {
+        if (tern_chunk_end(eng, run, n, size, &step)) {
             return step;
         }
     }
@@ -223,12 +237,7 @@ static TernStep tern_exec_fill(TernEngine *eng, TernRun *run,
             return step;
         }
         run->pkt_progress += n;
-        tern_charge(eng, run, n);
-        if (run->pkt_progress == size) {
-            return TERN_CONTINUE;
-        }
-        step = tern_checkpoint(eng, run);
-        if (step != TERN_CONTINUE) {
+        if (tern_chunk_end(eng, run, n, size, &step)) {
             return step;
         }
     }
@@ -250,13 +259,10 @@ static TernStep tern_exec_spin(TernEngine *eng, TernRun *run,
     for (;;) {
         uint64_t done_us = (uint64_t)run->pkt_progress * TERN_SPIN_CHUNK_US;
 
-        tern_charge(eng, run, MIN(TERN_SPIN_CHUNK_US, us - done_us) * 1000);
         run->pkt_progress++;
-        if (run->pkt_progress == chunks) {
-            return TERN_CONTINUE;
-        }
-        step = tern_checkpoint(eng, run);
-        if (step != TERN_CONTINUE) {
+        if (tern_chunk_end(eng, run,
+                           MIN(TERN_SPIN_CHUNK_US, us - done_us) * 1000,
+                           chunks, &step)) {
             return step;
         }
     }
@@ -346,12 +352,7 @@ static TernStep tern_exec_elementwise(TernEngine *eng, TernRun *run,
             return step;
         }
         run->pkt_progress += n;
-        tern_charge(eng, run, n);
-        if (run->pkt_progress == count) {
-            return TERN_CONTINUE;
-        }
-        step = tern_checkpoint(eng, run);
-        if (step != TERN_CONTINUE) {
+        if (tern_chunk_end(eng, run, n, count, &step)) {
             return step;
         }
     }
@@ -454,12 +455,7 @@ static TernStep tern_exec_gemm(TernEngine *eng, TernRun *run,
             return step;
         }
         run->pkt_progress++;
-        tern_charge(eng, run, (uint64_t)n * k);
-        if (run->pkt_progress == m) {
-            return TERN_CONTINUE;
-        }
-        step = tern_checkpoint(eng, run);
-        if (step != TERN_CONTINUE) {
+        if (tern_chunk_end(eng, run, (uint64_t)n * k, m, &step)) {
             return step;
         }
     }
@@ -511,13 +507,11 @@ static TernStep tern_exec_reduce(TernEngine *eng, TernRun *run,
         run->pkt_progress += n;
         memcpy(&acc_bits, &acc, sizeof(acc_bits));
         run->acc = acc_bits;
-        tern_charge(eng, run, n);
-        if (run->pkt_progress == count) {
+        if (tern_chunk_end(eng, run, n, count, &step)) {
+            if (step != TERN_CONTINUE) {
+                return step;
+            }
             break;
-        }
-        step = tern_checkpoint(eng, run);
-        if (step != TERN_CONTINUE) {
-            return step;
         }
     }
     tern_stf(out, acc);
@@ -565,12 +559,7 @@ static TernStep tern_exec_phys_copy(TernEngine *eng, TernRun *run,
             return tern_fault(run, TERN_FAULT_BUS_ERROR, to, true);
         }
         run->pkt_progress += n;
-        tern_charge(eng, run, n);
-        if (run->pkt_progress == size) {
-            return TERN_CONTINUE;
-        }
-        step = tern_checkpoint(eng, run);
-        if (step != TERN_CONTINUE) {
+        if (tern_chunk_end(eng, run, n, size, &step)) {
             return step;
         }
     }
