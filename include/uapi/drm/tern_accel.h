@@ -467,8 +467,15 @@ enum drm_tern_priority {
  *	&drm_tern_get_info.max_timeout_ms.
  * @handle: out: the context's handle, non-zero, valid in this file only
  * @engine: out: the engine the context runs on
+ * @weight: in: share of engine time against the other contexts of the same
+ *	priority on the engine: contexts with work waiting get device time in
+ *	proportion to their weights (a context of weight 2 gets twice the
+ *	time of one of weight 1).  0 picks %DRM_TERN_WEIGHT_DEFAULT; at most
+ *	%DRM_TERN_WEIGHT_MAX.  Ignored by the ``fifo`` scheduling policy.
+ * @pad: must be 0
  *
- * Errors: -EINVAL flags, priority, engine class or timeout out of range;
+ * Errors: -EINVAL flags, priority, engine class, timeout or weight out of
+ * range, or pad not 0;
  * -EPERM %DRM_TERN_PRIORITY_HIGH without CAP_SYS_NICE; -ENODEV no engine of
  * that class; -EMFILE the file already has &drm_tern_get_info.max_contexts
  * contexts; -ENOMEM.
@@ -480,7 +487,14 @@ struct drm_tern_context_create {
 	__u32 timeout_ms;
 	__u32 handle;
 	__u32 engine;
+	__u32 weight;
+	__u32 pad;
 };
+
+/* Weight of a context created with weight 0. */
+#define DRM_TERN_WEIGHT_DEFAULT	1
+/* Largest weight of a context. */
+#define DRM_TERN_WEIGHT_MAX	64
 
 /**
  * struct drm_tern_context_destroy - DRM_IOCTL_TERN_CONTEXT_DESTROY
@@ -551,6 +565,8 @@ enum drm_tern_context_reason {
  * @jobs_submitted: out: jobs submitted on the context
  * @jobs_completed: out: jobs of the context that completed on the device
  * @busy_ns: out: device time the context's jobs ran, in ns
+ * @preemptions: out: times a running job of the context was preempted
+ *	(each resumed later where it stopped)
  *
  * Errors: -EINVAL flags not 0; -ENOENT no such context.
  */
@@ -567,6 +583,7 @@ struct drm_tern_context_get_state {
 	__u64 jobs_submitted;
 	__u64 jobs_completed;
 	__u64 busy_ns;
+	__u64 preemptions;
 };
 
 /**
