@@ -2,8 +2,8 @@
 /*
  * Copyright (c) 2026 The tern authors
  *
- * context.c - contexts: creation with a priority and engine class, state
- * queries and the names of what can happen to a context.
+ * context.c - contexts: creation with a priority, engine class and weight,
+ * state queries and the names of what can happen to a context.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -26,6 +26,8 @@ _Static_assert((int)TERN_REASON_NONE == DRM_TERN_REASON_NONE &&
 	       (int)TERN_REASON_HANG == DRM_TERN_REASON_HANG &&
 	       (int)TERN_REASON_INNOCENT_RESET == DRM_TERN_REASON_INNOCENT_RESET &&
 	       (int)TERN_REASON_DEVICE_LOST == DRM_TERN_REASON_DEVICE_LOST, "reasons");
+_Static_assert(TERN_WEIGHT_DEFAULT == DRM_TERN_WEIGHT_DEFAULT &&
+	       TERN_WEIGHT_MAX == DRM_TERN_WEIGHT_MAX, "weights");
 _Static_assert((int)TERN_DEVICE_MAX_ENGINES == DRM_TERN_MAX_ENGINES, "engine count");
 _Static_assert((int)TERN_CAP_SINGLE_USE == DRM_TERN_CAP_SINGLE_USE &&
 	       (int)TERN_CAP_FAULT_INJECT == DRM_TERN_CAP_FAULT_INJECT, "caps");
@@ -64,6 +66,10 @@ int tern_context_create(struct tern_device *dev, const struct tern_context_param
 	if (params->engine_class > TERN_ENGINE_COPY)
 		return tern_seterr(-EINVAL, "context: engine class %u out of range "
 				   "(0 compute, 1 copy)", params->engine_class);
+	if (params->weight > TERN_WEIGHT_MAX)
+		return tern_seterr(-EINVAL, "context: weight %u out of range (1 to %u, "
+				   "or 0 for the default %u)", params->weight,
+				   TERN_WEIGHT_MAX, TERN_WEIGHT_DEFAULT);
 	if (dev->info.max_timeout_ms && params->timeout_ms > dev->info.max_timeout_ms)
 		return tern_seterr(-EINVAL, "context: timeout %u ms above the device's "
 				   "maximum of %u ms", params->timeout_ms,
@@ -75,6 +81,7 @@ int tern_context_create(struct tern_device *dev, const struct tern_context_param
 	args.priority = params->priority;
 	args.engine_class = params->engine_class;
 	args.timeout_ms = params->timeout_ms;
+	args.weight = params->weight;
 	ret = tern_ioctl(dev, DRM_IOCTL_TERN_CONTEXT_CREATE, &args,
 			 TERN_IOC_CONTEXT_CREATE, "creating a context");
 	if (ret) {
@@ -141,6 +148,7 @@ int tern_context_status(struct tern_context *ctx, struct tern_context_status *st
 	st->jobs_submitted = args.jobs_submitted;
 	st->jobs_completed = args.jobs_completed;
 	st->busy_ns = args.busy_ns;
+	st->preemptions = args.preemptions;
 
 	switch (st->state) {
 	case TERN_CONTEXT_FAULTED:

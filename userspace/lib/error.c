@@ -85,7 +85,7 @@ static const struct errmsg vm_bind_msgs[] = {
 };
 
 static const struct errmsg ctx_create_msgs[] = {
-	{ EINVAL, "priority, engine class or timeout out of range" },
+	{ EINVAL, "priority, engine class, timeout or weight out of range" },
 	{ EPERM, "high priority needs CAP_SYS_NICE" },
 	{ ENODEV, "the device has no engine of that class" },
 	{ EMFILE, "too many contexts on this open device (max_contexts)" },
@@ -110,7 +110,8 @@ static const struct errmsg submit_msgs[] = {
 	{ EPERM, "the command buffer holds a privileged packet" },
 	{ ENOEXEC, "the command buffer holds an unknown opcode" },
 	{ EBADMSG, "a packet header is malformed (reserved bits, wrong length, or past the end)" },
-	{ ENOENT, "no such context, buffer or in-fence" },
+	{ ENOENT, "no such context, buffer or in-fence, or an in-fence timeline point "
+		  "that nothing was submitted for yet" },
 	{ EIO, "the context was faulted or banned and takes no more work" },
 	{ EAGAIN, "the context has max_jobs_per_context unfinished jobs, or the device's "
 		  "unfinished jobs hold max_queued_bytes of command buffers: wait for a "

@@ -47,7 +47,7 @@ static int fence_error(struct tern_fence *f)
 			   strerror(-info.status));
 }
 
-static int64_t abs_timeout(int64_t timeout_ns)
+int64_t tern_abs_timeout(int64_t timeout_ns)
 {
 	struct timespec ts;
 	int64_t now;
@@ -64,7 +64,7 @@ static int wait_handles(struct tern_device *dev, uint32_t *handles, unsigned int
 {
 	int ret;
 
-	ret = drmSyncobjWait(dev->fd, handles, n, abs_timeout(timeout_ns),
+	ret = drmSyncobjWait(dev->fd, handles, n, tern_abs_timeout(timeout_ns),
 			     flags | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL);
 	if (ret == -ETIME)
 		return tern_seterr(-ETIME, "fence: %s",

@@ -49,6 +49,11 @@ struct tern_fence {
 	uint32_t seqno;
 };
 
+struct tern_timeline {
+	struct tern_device *dev;
+	uint32_t syncobj;
+};
+
 /* An address range a command buffer's packets use. */
 struct tern_cmd_range {
 	uint64_t va;
@@ -101,6 +106,36 @@ int tern_ioctl(struct tern_device *dev, unsigned long request, void *arg,
 
 /* bo.c: the live buffer holding [va, va + size), or NULL.  dev->lock held. */
 struct tern_bo *tern_bo_lookup_locked(struct tern_device *dev, uint64_t va, uint64_t size);
+
+/*
+ * fence.c: CLOCK_MONOTONIC deadline in ns, @timeout_ns from now (negative:
+ * never), for drmSyncobjWait().
+ */
+int64_t tern_abs_timeout(int64_t timeout_ns);
+
+struct drm_tern_sync;
+
+/*
+ * submit.c: the in- and out-syncs of a job of @dev with @deps (NULL: none),
+ * in arrays allocated here (NULL when empty; the caller frees both): the
+ * fences, then the waited-for points in *@in; the signalled points in *@out,
+ * after @out_first free entries (for the job's own fence).  Checks what needs
+ * no ioctl (NULL or foreign timelines and fences, point 0, the device's
+ * limits) and sets the thread's error.  Returns 0 or a negative errno.
+ */
+int tern_deps_syncs(const struct tern_device *dev, const struct tern_deps *deps,
+		    unsigned int out_first, struct drm_tern_sync **in, unsigned int *nin,
+		    struct drm_tern_sync **out, unsigned int *nout);
+
+/*
+ * timeline.c: 0 if something was submitted to signal @point of @tl, else
+ * -ENOENT (or another negative errno), with the thread's error set naming
+ * @what ("submit: wait 0").
+ */
+int tern_timeline_check_wait(struct tern_timeline *tl, uint64_t point, const char *what);
+
+/* timeline.c: 0 if @point is above every point submitted on @tl, else -EINVAL. */
+int tern_timeline_check_signal(struct tern_timeline *tl, uint64_t point, const char *what);
 
 /* cmdbuf.c: name of an opcode ("GEMM"), or "unknown". */
 const char *tern_opcode_name(uint32_t opcode);

@@ -6,7 +6,8 @@
  *
  * The job's buffer list is derived from the address ranges the command
  * buffer recorded, looked up among the device's live buffers; the job's
- * fence is a fresh binary drm_syncobj the kernel signals.  The ioctl is
+ * fence is a fresh binary drm_syncobj the kernel signals, and timeline
+ * points it waits for or signals are further in- and out-syncs.  The ioctl is
  * issued with ioctl() rather than drmIoctl(), which would spin on the
  * -EAGAIN the driver returns when a context is full.
  */
@@ -95,18 +96,134 @@ static int submit_error(struct tern_context *ctx, const struct drm_tern_submit *
 	return tern_seterr(err, "submit: %s", msg);
 }
 
-int tern_submit(struct tern_context *ctx, const struct tern_cmdbuf *cb,
-		struct tern_fence *const *deps, unsigned int dep_count,
-		struct tern_fence **fencep)
+static const char *const sync_kind[] = { "fence", "wait", "signal" };
+
+/* Check one timeline point of @deps (@kind 1 wait, 2 signal, entry @i). */
+static int check_point(const struct tern_device *dev, const struct tern_timeline_point *tp,
+		       int kind, unsigned int i)
+{
+	if (!tp->timeline)
+		return tern_seterr(-EINVAL, "submit: %s %u: no timeline", sync_kind[kind], i);
+	if (tp->timeline->dev != dev)
+		return tern_seterr(-EINVAL, "submit: %s %u: a timeline of another open device: "
+				   "share it with tern_timeline_export() and "
+				   "tern_timeline_import()", sync_kind[kind], i);
+	if (!tp->point)
+		return tern_seterr(-EINVAL, "submit: %s %u: timeline point 0 does not exist "
+				   "(points count from 1)", sync_kind[kind], i);
+	return 0;
+}
+
+int tern_deps_syncs(const struct tern_device *dev, const struct tern_deps *deps,
+		    unsigned int out_first, struct drm_tern_sync **in, unsigned int *nin,
+		    struct drm_tern_sync **out, unsigned int *nout)
+{
+	static const struct tern_deps none;
+	unsigned int max = dev->info.max_syncs_per_submit, i;
+	int ret;
+
+	*in = NULL;
+	*out = NULL;
+	if (!deps)
+		deps = &none;
+	*nin = deps->fence_count + deps->wait_count;
+	*nout = out_first + deps->signal_count;
+	if (*nin < deps->fence_count || *nin > max)
+		return tern_seterr(-EINVAL, "submit: %u dependencies (%u fences, %u timeline "
+				   "waits), the device takes at most %u", *nin,
+				   deps->fence_count, deps->wait_count, max);
+	if (*nout < out_first || *nout > max)
+		return tern_seterr(-EINVAL, "submit: %u timeline signals%s, the device takes at "
+				   "most %u in all", deps->signal_count,
+				   out_first ? " and the job's fence" : "", max);
+	for (i = 0; i < deps->fence_count; i++) {
+		if (!deps->fences[i])
+			return tern_seterr(-EINVAL, "submit: dependency %u: no fence", i);
+		if (deps->fences[i]->dev != dev)
+			return tern_seterr(-EINVAL, "submit: dependency %u is a fence of another "
+					   "open device: pass it through "
+					   "tern_fence_export_sync_file() and "
+					   "tern_fence_import_sync_file()", i);
+	}
+	for (i = 0; i < deps->wait_count; i++) {
+		ret = check_point(dev, &deps->waits[i], 1, i);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < deps->signal_count; i++) {
+		ret = check_point(dev, &deps->signals[i], 2, i);
+		if (ret)
+			return ret;
+	}
+	if (*nin) {
+		*in = calloc(*nin, sizeof(**in));
+		if (!*in)
+			return tern_seterr(-ENOMEM, "submit: out of memory");
+	}
+	if (*nout) {
+		*out = calloc(*nout, sizeof(**out));
+		if (!*out) {
+			free(*in);
+			*in = NULL;
+			return tern_seterr(-ENOMEM, "submit: out of memory");
+		}
+	}
+	for (i = 0; i < deps->fence_count; i++)
+		(*in)[i].handle = deps->fences[i]->syncobj;
+	for (i = 0; i < deps->wait_count; i++) {
+		(*in)[deps->fence_count + i].handle = deps->waits[i].timeline->syncobj;
+		(*in)[deps->fence_count + i].point = deps->waits[i].point;
+	}
+	for (i = 0; i < deps->signal_count; i++) {
+		(*out)[out_first + i].handle = deps->signals[i].timeline->syncobj;
+		(*out)[out_first + i].point = deps->signals[i].point;
+	}
+	return 0;
+}
+
+/* The checks of timeline points that need the kernel's view of them. */
+static int check_timelines(const struct tern_deps *deps)
+{
+	char what[32];
+	unsigned int i, j;
+	int ret;
+
+	for (i = 0; deps && i < deps->wait_count; i++) {
+		snprintf(what, sizeof(what), "submit: wait %u", i);
+		ret = tern_timeline_check_wait(deps->waits[i].timeline, deps->waits[i].point, what);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; deps && i < deps->signal_count; i++) {
+		const struct tern_timeline_point *s = &deps->signals[i];
+
+		snprintf(what, sizeof(what), "submit: signal %u", i);
+		ret = tern_timeline_check_signal(s->timeline, s->point, what);
+		if (ret)
+			return ret;
+		/* two signals of one timeline in one job: the same rule */
+		for (j = 0; j < i; j++)
+			if (deps->signals[j].timeline == s->timeline &&
+			    deps->signals[j].point >= s->point)
+				return tern_seterr(-EINVAL, "%s: timeline point %llu is not above "
+						   "point %llu of signal %u: points are "
+						   "signalled in increasing order", what,
+						   (unsigned long long)s->point,
+						   (unsigned long long)deps->signals[j].point, j);
+	}
+	return 0;
+}
+
+int tern_submit_deps(struct tern_context *ctx, const struct tern_cmdbuf *cb,
+		     const struct tern_deps *deps, struct tern_fence **fencep)
 {
 	struct tern_device *dev = ctx->dev;
 	const struct tern_device_info *info = &dev->info;
 	struct drm_tern_submit args = { 0 };
-	struct drm_tern_sync out = { 0 };
-	struct drm_tern_sync *in = NULL;
+	struct drm_tern_sync *in = NULL, *out = NULL;
 	struct tern_fence *fence = NULL;
+	unsigned int nbos = 0, nin, nout;
 	uint32_t *handles = NULL;
-	unsigned int nbos = 0, i;
 	int ret;
 
 	if (fencep)
@@ -122,14 +239,19 @@ int tern_submit(struct tern_context *ctx, const struct tern_cmdbuf *cb,
 				   "engine runs no compute packets",
 				   tern_opcode_name(TERN_PKT_OPCODE(le32toh(cb->dw[cb->first_compute]))),
 				   cb->first_compute);
-	if (dep_count > info->max_syncs_per_submit)
-		return tern_seterr(-EINVAL, "submit: %u dependencies, the device takes at "
-				   "most %u", dep_count, info->max_syncs_per_submit);
+	ret = tern_deps_syncs(dev, deps, fencep ? 1 : 0, &in, &nin, &out, &nout);
+	if (ret)
+		return ret;
+	ret = check_timelines(deps);
+	if (ret)
+		goto out;
 
 	if (cb->range_count) {
 		handles = malloc(cb->range_count * sizeof(*handles));
-		if (!handles)
-			return tern_seterr(-ENOMEM, "submit: out of memory");
+		if (!handles) {
+			ret = tern_seterr(-ENOMEM, "submit: out of memory");
+			goto out;
+		}
 		ret = resolve_bos(dev, cb, handles, &nbos);
 		if (ret)
 			goto out;
@@ -138,23 +260,6 @@ int tern_submit(struct tern_context *ctx, const struct tern_cmdbuf *cb,
 					  "the device takes at most %u per job", nbos,
 					  info->max_bos_per_submit);
 			goto out;
-		}
-	}
-	if (dep_count) {
-		in = calloc(dep_count, sizeof(*in));
-		if (!in) {
-			ret = tern_seterr(-ENOMEM, "submit: out of memory");
-			goto out;
-		}
-		for (i = 0; i < dep_count; i++) {
-			if (deps[i]->dev != dev) {
-				ret = tern_seterr(-EINVAL, "submit: dependency %u is a fence of "
-						  "another open device: pass it through "
-						  "tern_fence_export_sync_file() and "
-						  "tern_fence_import_sync_file()", i);
-				goto out;
-			}
-			in[i].handle = deps[i]->syncobj;
 		}
 	}
 	if (fencep) {
@@ -172,9 +277,7 @@ int tern_submit(struct tern_context *ctx, const struct tern_cmdbuf *cb,
 			fence = NULL;
 			goto out;
 		}
-		out.handle = fence->syncobj;
-		args.out_syncs = (uintptr_t)&out;
-		args.out_sync_count = 1;
+		out[0].handle = fence->syncobj;
 	}
 
 	args.context = ctx->handle;
@@ -183,7 +286,9 @@ int tern_submit(struct tern_context *ctx, const struct tern_cmdbuf *cb,
 	args.bo_count = nbos;
 	args.bo_handles = (uintptr_t)handles;
 	args.in_syncs = (uintptr_t)in;
-	args.in_sync_count = dep_count;
+	args.in_sync_count = nin;
+	args.out_syncs = (uintptr_t)out;
+	args.out_sync_count = nout;
 	do {
 		ret = ioctl(dev->fd, DRM_IOCTL_TERN_SUBMIT, &args);
 	} while (ret == -1 && errno == EINTR);
@@ -202,7 +307,17 @@ out:
 		drmSyncobjDestroy(dev->fd, fence->syncobj);
 		free(fence);
 	}
+	free(out);
 	free(in);
 	free(handles);
 	return ret;
+}
+
+int tern_submit(struct tern_context *ctx, const struct tern_cmdbuf *cb,
+		struct tern_fence *const *deps, unsigned int dep_count,
+		struct tern_fence **fencep)
+{
+	const struct tern_deps d = { .fences = deps, .fence_count = dep_count };
+
+	return tern_submit_deps(ctx, cb, &d, fencep);
 }

@@ -52,6 +52,7 @@ struct tern_context;
 struct tern_bo;
 struct tern_cmdbuf;
 struct tern_fence;
+struct tern_timeline;
 
 /* ------------------------------------------------------------------ */
 /* Errors                                                             */
@@ -199,15 +200,26 @@ enum tern_priority {
  *	that class for the context's whole life (tern_context_engine())
  * @timeout_ms: hang timeout: a job making no progress this long is killed
  *	and the context banned; 0 for the device's default
+ * @weight: share of device time against the other contexts of the same
+ *	priority on the engine: contexts with work waiting get device time in
+ *	proportion to their weights (weight 2 gets twice the time of weight
+ *	1).  0 for TERN_WEIGHT_DEFAULT, at most TERN_WEIGHT_MAX.  The driver's
+ *	``fifo`` scheduling policy ignores it.
  *
  * Passing NULL to tern_context_create() means NORMAL priority, COMPUTE,
- * default timeout.
+ * default timeout, default weight.  Zero-initialise the structure so that
+ * fields added later keep their defaults.
  */
 struct tern_context_params {
 	uint32_t priority;
 	uint32_t engine_class;
 	uint32_t timeout_ms;
+	uint32_t weight;
 };
+
+/** Weight of a context created with weight 0, and the largest weight. */
+#define TERN_WEIGHT_DEFAULT	1
+#define TERN_WEIGHT_MAX		64
 
 /**
  * tern_context_create() - create a context: a queue of work for one engine
@@ -215,7 +227,7 @@ struct tern_context_params {
  * @params: parameters, or NULL for the defaults
  * @ctxp: out: the context
  *
- * Errors: -EINVAL priority, class or timeout out of range; -EPERM HIGH
+ * Errors: -EINVAL priority, class, timeout or weight out of range; -EPERM HIGH
  * priority without CAP_SYS_NICE; -ENODEV no engine of that class, or the
  * device is gone; -EMFILE the device already has
  * &tern_device_info.max_contexts contexts open; -ENOMEM.
@@ -275,6 +287,9 @@ struct tern_context_status {
 	uint64_t jobs_submitted;
 	uint64_t jobs_completed;
 	uint64_t busy_ns;		/* device time the context's jobs ran */
+	uint64_t preemptions;		/* times a running job of the context
+					 * was preempted (it resumed later
+					 * where it stopped) */
 };
 
 /**
@@ -574,6 +589,165 @@ TERN_API int tern_fence_import_sync_file(struct tern_device *dev, int fd,
 
 /** tern_fence_free() - release a fence (the job is not affected). */
 TERN_API void tern_fence_free(struct tern_fence *fence);
+
+/* ------------------------------------------------------------------ */
+/* Timelines                                                          */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A timeline is a timeline drm_syncobj: a sequence of points 1, 2, 3, ...
+ * that signal in order.  A job can wait for a point before it starts and
+ * signal a point when it finishes (tern_submit_deps()); the CPU can do both
+ * too (tern_timeline_wait(), tern_timeline_signal()).  One timeline object
+ * replaces a fence per job when a pipeline of jobs, across contexts,
+ * devices or processes, hands work down a chain of numbered steps.
+ *
+ * A point tells when, not whether: it signals when the job that signals it
+ * finishes, whatever its outcome.  The job's own fence (tern_submit_deps()
+ * @fencep) carries its error.  Points must be signalled in increasing order:
+ * signalling a point at or below one already submitted is refused.
+ */
+
+/**
+ * struct tern_timeline_point - a point of a timeline
+ * @timeline: the timeline
+ * @point: the point, 1 or more
+ */
+struct tern_timeline_point {
+	struct tern_timeline *timeline;
+	uint64_t point;
+};
+
+/**
+ * tern_timeline_create() - create a timeline on a device
+ * @dev: the device whose submissions will use it
+ * @tlp: out: the timeline, with no point signalled (tern_timeline_query()
+ *	gives 0)
+ */
+TERN_API int tern_timeline_create(struct tern_device *dev, struct tern_timeline **tlp);
+
+/** tern_timeline_free() - release a timeline (NULL is ignored); jobs are not affected. */
+TERN_API void tern_timeline_free(struct tern_timeline *tl);
+
+/** tern_timeline_syncobj() - the timeline drm_syncobj handle (for raw ioctls). */
+TERN_API uint32_t tern_timeline_syncobj(const struct tern_timeline *tl);
+
+/**
+ * tern_timeline_query() - the last signalled point
+ * @tl: the timeline
+ * @point: out: the highest point that has signalled (0 if none)
+ * @submitted: out, may be NULL: the highest point anything was submitted
+ *	to signal (signalled or not)
+ */
+TERN_API int tern_timeline_query(struct tern_timeline *tl, uint64_t *point,
+				 uint64_t *submitted);
+
+/**
+ * tern_timeline_wait() - wait for a point from the CPU
+ * @tl: the timeline
+ * @point: the point, 1 or more
+ * @timeout_ns: as tern_fence_wait(); the wait also covers the time until
+ *	something is submitted to signal @point
+ *
+ * Returns 0 once @point signalled, -ETIME when @timeout_ns passed first,
+ * -EINVAL for point 0.
+ */
+TERN_API int tern_timeline_wait(struct tern_timeline *tl, uint64_t point, int64_t timeout_ns);
+
+/**
+ * tern_timeline_signal() - signal a point from the CPU
+ * @tl: the timeline
+ * @point: the point; it must be above every point already submitted
+ *
+ * Jobs waiting for @point (or a lower point not yet signalled) may start.
+ * Errors: -EINVAL @point is 0, or not above the last submitted point (the
+ * message gives it).
+ */
+TERN_API int tern_timeline_signal(struct tern_timeline *tl, uint64_t point);
+
+/**
+ * tern_timeline_point_fence() - a fence for one point
+ * @tl: the timeline
+ * @point: the point; something must have been submitted to signal it
+ * @fencep: out: a fence that signals with @point, usable in
+ *	&tern_deps.fences, tern_fence_wait() and tern_fence_export_sync_file()
+ *	(to hand the point to a driver or a process that knows only sync_files).
+ *	Its seqno is 0, and it carries no job error (see above).
+ *
+ * Errors: -EINVAL point 0; -ENOENT nothing was submitted for @point yet.
+ */
+TERN_API int tern_timeline_point_fence(struct tern_timeline *tl, uint64_t point,
+				       struct tern_fence **fencep);
+
+/**
+ * tern_timeline_import_sync_file() - make a sync_file signal a point
+ * @tl: the timeline
+ * @point: the point, above every point already submitted
+ * @fd: the sync_file; it stays owned by the caller
+ *
+ * @point signals when the sync_file's fence does.
+ * Errors: -EINVAL as tern_timeline_signal(), or @fd is not a sync_file.
+ */
+TERN_API int tern_timeline_import_sync_file(struct tern_timeline *tl, uint64_t point, int fd);
+
+/**
+ * tern_timeline_export() - share the whole timeline with another process
+ * @tl: the timeline
+ * @fd: out: a file descriptor of the syncobj, owned by the caller (pass it
+ *	over a UNIX socket); tern_timeline_import() opens it
+ */
+TERN_API int tern_timeline_export(struct tern_timeline *tl, int *fd);
+
+/**
+ * tern_timeline_import() - open a timeline exported by tern_timeline_export()
+ * @dev: the device (any open of the same DRM device)
+ * @fd: the descriptor; it stays owned by the caller
+ * @tlp: out: the timeline; its points are those of the exporter's
+ *
+ * Errors: -EINVAL/-EBADF @fd is not a syncobj file of this device.
+ */
+TERN_API int tern_timeline_import(struct tern_device *dev, int fd, struct tern_timeline **tlp);
+
+/**
+ * struct tern_deps - what a job waits for and what it signals
+ * @fences: fences to wait for, as the @deps of tern_submit()
+ * @fence_count: entries of @fences
+ * @waits: timeline points to wait for: the job starts after all signalled
+ * @wait_count: entries of @waits
+ * @signals: timeline points the job signals when it finishes
+ * @signal_count: entries of @signals
+ *
+ * Every timeline and fence must belong to the submitting context's struct
+ * tern_device.  @fence_count + @wait_count, and @signal_count + 1 (the
+ * job's own fence), are each at most &tern_device_info.max_syncs_per_submit.
+ */
+struct tern_deps {
+	struct tern_fence *const *fences;
+	unsigned int fence_count;
+	const struct tern_timeline_point *waits;
+	unsigned int wait_count;
+	const struct tern_timeline_point *signals;
+	unsigned int signal_count;
+};
+
+/**
+ * tern_submit_deps() - tern_submit() with timeline points
+ * @ctx: the context
+ * @cb: the command buffer
+ * @deps: what the job waits for and signals, or NULL for nothing
+ * @fencep: out, may be NULL: the job's fence
+ *
+ * As tern_submit(), plus: -EINVAL a point is 0, a timeline is NULL or of
+ * another open device, a signalled point is not above the last point
+ * submitted on its timeline, or there are too many syncs; -ENOENT a
+ * waited-for point has nothing submitted to signal it yet (the kernel
+ * would not wait for it to appear: submit its signaller first, or wait on
+ * the CPU with tern_timeline_wait()).  The checks are made before the
+ * ioctl; a point submitted or signalled concurrently by another thread or
+ * process between them and the ioctl is the caller's race.
+ */
+TERN_API int tern_submit_deps(struct tern_context *ctx, const struct tern_cmdbuf *cb,
+			      const struct tern_deps *deps, struct tern_fence **fencep);
 
 #ifdef __cplusplus
 }
