@@ -32,7 +32,7 @@
  * it (the ioctl, or closing the file) cancels its jobs that did not start
  * and lets the ones on the engine finish.
  *
- * The feeder reports what happens to the context's jobs through
+ * The scheduler reports what happens to the context's jobs through
  * &tern_sched_ctx_ops: a fault moves it to FAULTED, a hang to BANNED (both
  * refuse further submissions with -EIO), a reset caused by another context
  * to RESET (still usable; the interrupted job runs again).
@@ -111,11 +111,23 @@ static void tern_context_job_reset(struct tern_sched_ctx *sctx,
 	spin_unlock(&ctx->state_lock);
 }
 
+static void tern_context_job_preempted(struct tern_sched_ctx *sctx,
+				       struct tern_sched_job *job, u64 run_ns)
+{
+	struct tern_context *ctx = sctx_to_ctx(sctx);
+
+	spin_lock(&ctx->state_lock);
+	ctx->preemptions++;
+	ctx->busy_ns += run_ns;
+	spin_unlock(&ctx->state_lock);
+}
+
 static const struct tern_sched_ctx_ops tern_context_sched_ops = {
 	.completed = tern_context_job_completed,
 	.faulted = tern_context_job_faulted,
 	.hung = tern_context_job_hung,
 	.reset = tern_context_job_reset,
+	.preempted = tern_context_job_preempted,
 };
 
 static void tern_context_release(struct kref *ref)
@@ -127,6 +139,7 @@ static void tern_context_release(struct kref *ref)
 	list_del(&ctx->link);
 	mutex_unlock(&tdev->contexts_lock);
 
+	tern_sched_ctx_fini(&ctx->sctx);
 	tern_vm_put(ctx->vm);
 	mutex_destroy(&ctx->submit_lock);
 	kfree(ctx);
@@ -218,7 +231,8 @@ int tern_context_create_ioctl(struct drm_device *drm, void *data,
 
 	if (args->flags || args->priority > DRM_TERN_PRIORITY_HIGH ||
 	    args->engine_class > DRM_TERN_ENGINE_CLASS_COPY ||
-	    args->timeout_ms > TERN_MAX_TIMEOUT_MS)
+	    args->timeout_ms > TERN_MAX_TIMEOUT_MS ||
+	    args->weight > DRM_TERN_WEIGHT_MAX || args->pad)
 		return -EINVAL;
 	if (args->priority == DRM_TERN_PRIORITY_HIGH && !capable(CAP_SYS_NICE))
 		return -EPERM;
@@ -243,11 +257,11 @@ int tern_context_create_ioctl(struct drm_device *drm, void *data,
 	ctx->priority = args->priority;
 	ctx->engine_class = args->engine_class;
 	ctx->timeout_ms = timeout_ms;
+	ctx->weight = args->weight ?: DRM_TERN_WEIGHT_DEFAULT;
 	ctx->sched = sched;
 	ctx->sctx.ops = &tern_context_sched_ops;
-	ctx->sctx.sched = sched;
 	ctx->sctx.tag = atomic_inc_return(&tdev->next_ctx_tag);
-	ctx->sctx.timeout = msecs_to_jiffies(timeout_ms);
+	ctx->sctx.timeout_ns = (u64)timeout_ms * NSEC_PER_MSEC;
 	ctx->fence_context = dma_fence_context_alloc(1);
 	mutex_init(&ctx->submit_lock);
 	spin_lock_init(&ctx->state_lock);
@@ -260,6 +274,7 @@ int tern_context_create_ioctl(struct drm_device *drm, void *data,
 				    sched_list, 1, NULL);
 	if (ret)
 		goto out_free;
+	tern_sched_ctx_init(sched, &ctx->sctx, ctx->priority, ctx->weight);
 
 	mutex_lock(&tfile->lock);
 	if (tfile->context_count >= TERN_MAX_CONTEXTS_PER_FILE) {
@@ -290,6 +305,7 @@ int tern_context_create_ioctl(struct drm_device *drm, void *data,
 out_unlock:
 	mutex_unlock(&tfile->lock);
 	drm_sched_entity_destroy(&ctx->entity);
+	tern_sched_ctx_fini(&ctx->sctx);
 out_free:
 	mutex_destroy(&ctx->submit_lock);
 	kfree(ctx);
@@ -403,6 +419,7 @@ int tern_context_get_state_ioctl(struct drm_device *drm, void *data,
 	args->jobs_submitted = ctx->jobs_submitted;
 	args->jobs_completed = ctx->jobs_completed;
 	args->busy_ns = ctx->busy_ns;
+	args->preemptions = ctx->preemptions;
 	spin_unlock_irqrestore(&ctx->state_lock, flags);
 
 	tern_context_put(ctx);
@@ -455,14 +472,17 @@ void tern_context_debugfs_show(struct tern_device *tdev, struct drm_printer *p)
 	mutex_lock(&tdev->contexts_lock);
 	list_for_each_entry(ctx, &tdev->contexts, link) {
 		spin_lock_irqsave(&ctx->state_lock, flags);
-		drm_printf(p, "ctx tag %u handle %u vm %u engine %u prio %u timeout %ums: ",
+		drm_printf(p, "ctx tag %u handle %u vm %u engine %u ",
 			   ctx->sctx.tag, ctx->handle, tern_vm_id(ctx->vm),
-			   ctx->sched->eng->id, ctx->priority, ctx->timeout_ms);
-		drm_printf(p, "%s reason %u, jobs %llu/%llu (pending %d), busy %llu ns, resets %u",
+			   ctx->sched->eng->id);
+		drm_printf(p, "prio %u weight %u timeout %ums: ", ctx->priority,
+			   ctx->weight, ctx->timeout_ms);
+		drm_printf(p, "%s reason %u, jobs %llu/%llu (pending %d), ",
 			   tern_context_state_names[ctx->state], ctx->reason,
 			   ctx->jobs_completed, ctx->jobs_submitted,
-			   atomic_read(&ctx->pending), ctx->busy_ns,
-			   ctx->reset_count);
+			   atomic_read(&ctx->pending));
+		drm_printf(p, "busy %llu ns, resets %u, preemptions %llu",
+			   ctx->busy_ns, ctx->reset_count, ctx->preemptions);
 		if (ctx->state == DRM_TERN_CONTEXT_FAULTED)
 			drm_printf(p, ", fault kind %u addr 0x%llx dword %u job %u",
 				   ctx->fault_kind, ctx->fault_addr,

@@ -30,8 +30,9 @@ struct tern_vm;
  * @priority: enum drm_tern_priority
  * @engine_class: enum drm_tern_engine_class
  * @timeout_ms: hang timeout
- * @sched: the feeder of the engine the context is bound to
- * @sctx: the feeder's view of the context
+ * @weight: share weight inside its priority class
+ * @sched: the scheduler of the engine the context is bound to
+ * @sctx: the scheduler's view of the context
  * @entity: drm_sched entity resolving its jobs' dependencies
  * @submit_lock: serialises seqno assignment, arming and pushing of jobs
  * @fence_context: dma_fence context of its hardware fences
@@ -49,6 +50,7 @@ struct tern_vm;
  * @jobs_submitted: jobs submitted
  * @jobs_completed: jobs that completed on the device
  * @busy_ns: device time of its runs
+ * @preemptions: times a running job of the context was preempted
  */
 struct tern_context {
 	struct kref ref;
@@ -58,6 +60,7 @@ struct tern_context {
 	u32 priority;
 	u32 engine_class;
 	u32 timeout_ms;
+	u32 weight;
 
 	struct tern_sched *sched;
 	struct tern_sched_ctx sctx;
@@ -80,6 +83,7 @@ struct tern_context {
 	u64 jobs_submitted;
 	u64 jobs_completed;
 	u64 busy_ns;
+	u64 preemptions;
 };
 
 struct tern_context *tern_context_lookup(struct tern_file *tfile, u32 handle);

@@ -15,9 +15,9 @@
 /**
  * DOC: devcoredump
  *
- * When a job faults or hangs, the feeder snapshots the engine (registers,
+ * When a job faults or hangs, the scheduler snapshots the engine (registers,
  * both slots, the fault registers) and the first TERN_DUMP_DWORDS dwords of
- * the job's command buffer.  The snapshot is taken with the feeder's lock
+ * the job's command buffer.  The snapshot is taken with the scheduler's lock
  * held and must not sleep (GFP_NOWAIT: it is skipped under memory pressure);
  * the text is formatted later in a work item and handed to devcoredump,
  * which exposes it in /sys/class/devcoredump/devcdN/data until read or
@@ -91,7 +91,7 @@ out:
 
 /**
  * tern_coredump_capture() - snapshot an engine after a fault or hang
- * @sched: the feeder of the engine, its lock held, the device present
+ * @sched: the scheduler of the engine, its lock held, the device present
  * @job: the guilty job, its buffer still allocated
  * @reason: "fault" or "hang"
  * @fault: the latched fault registers, or NULL

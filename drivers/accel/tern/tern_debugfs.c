@@ -4,13 +4,21 @@
  */
 
 #include <linux/debugfs.h>
+#include <linux/dma-mapping.h>
 #include <linux/kstrtox.h>
+#include <linux/slab.h>
+#include <linux/stddef.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
 #include <linux/seq_file.h>
 #include <linux/uaccess.h>
 
 #include <drm/drm_debugfs.h>
 #include <drm/drm_drv.h>
+#include <drm/drm_managed.h>
 #include <drm/drm_print.h>
+
+#include <drm/tern_accel.h>
 
 #include "tern_context.h"
 #include "tern_debugfs.h"
@@ -23,10 +31,24 @@
  *
  * - engines: per engine, its class, counters (jobs run and completed,
  *   faults, resets, interrupts), the status, progress and busy registers,
- *   and what each slot holds;
- * - queues: the jobs waiting in each engine's FIFO;
+ *   and what each slot holds,
+ *   and per engine its scheduling policy and preemption counters;
+ * - queues: per engine, every context bound to it with its priority class,
+ *   weight, ready jobs, virtual time and device time charged;
  * - contexts: every context of the device with its state, counters and
  *   last fault;
+ * - sched_policy (rw): "fair" or "fifo"; writing one switches every engine
+ *   at its next decision;
+ * - quantum_us, starve_ms (rw): the policy's time slice and starvation
+ *   bound, applied to every engine at its next decision;
+ * - preempt_latency (rw): "<engine> <ns>" for each of the last
+ *   TERN_PREEMPT_LATENCY_SAMPLES served preemption requests of each engine
+ *   (request to PREEMPT_DONE), oldest first; writing clears them;
+ * - raw_nop (rw): "<engine> <count> serial|pipelined" runs count NOP
+ *   buffers on the engine straight from the driver, bypassing the
+ *   scheduler (tern_sched_raw_run()); reading prints the last result:
+ *   "engine <e> mode <m> count <n> total_ns <t>", then for serial runs one
+ *   round-trip time in ns per line;
  * - inject (write only, present if the device has the fault-injection
  *   block): "<engine> <op>" arms TERN_INJECT_<op> (0 none, 1 hang, 2 drop
  *   irq, 3 fault) on an engine, to exercise recovery.
@@ -71,11 +93,310 @@ static int tern_debugfs_contexts(struct seq_file *m, void *data)
 	return 0;
 }
 
+static int tern_debugfs_preempt_latency(struct seq_file *m, void *data)
+{
+	struct tern_device *tdev = m->private;
+	struct drm_printer p = drm_seq_file_printer(m);
+	unsigned int i;
+
+	for (i = 0; i < tdev->engine_count; i++)
+		tern_sched_debugfs_show_latency(&tdev->sched[i], &p);
+	return 0;
+}
+
 static const struct drm_debugfs_info tern_debugfs_list[] = {
 	{ "engines", tern_debugfs_engines, 0 },
 	{ "queues", tern_debugfs_queues, 0 },
 	{ "contexts", tern_debugfs_contexts, 0 },
 };
+
+/* Copy a short user write into @buf as a string. */
+static int tern_debugfs_get_text(char *buf, size_t size,
+				 const char __user *ubuf, size_t len)
+{
+	if (!len || len >= size)
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	return 0;
+}
+
+/**
+ * struct tern_raw_nop - the last run of the raw_nop debugfs file
+ * @lock: serialises runs and reads
+ * @cmd: the NOP buffer (CPU address)
+ * @cmd_dma: its bus address
+ * @engine: engine of the last run
+ * @pipelined: its mode
+ * @count: its runs; 0 before the first
+ * @total_ns: its time
+ * @sample_ns: round-trip time of each run (serial mode), @count entries
+ */
+struct tern_raw_nop {
+	struct mutex lock; /* see above */
+	u32 *cmd;
+	dma_addr_t cmd_dma;
+	unsigned int engine;
+	bool pipelined;
+	unsigned int count;
+	u64 total_ns;
+	u64 *sample_ns;
+};
+
+#define TERN_RAW_NOP_MAX	100000
+
+static int tern_debugfs_raw_nop_show(struct seq_file *m, void *data)
+{
+	struct tern_device *tdev = m->private;
+	struct tern_raw_nop *raw = tdev->raw_nop;
+	unsigned int i;
+
+	mutex_lock(&raw->lock);
+	if (raw->count) {
+		seq_printf(m, "engine %u mode %s count %u total_ns %llu\n",
+			   raw->engine, raw->pipelined ? "pipelined" : "serial",
+			   raw->count, raw->total_ns);
+		for (i = 0; !raw->pipelined && i < raw->count; i++)
+			seq_printf(m, "%llu\n", raw->sample_ns[i]);
+	}
+	mutex_unlock(&raw->lock);
+	return 0;
+}
+
+static ssize_t tern_debugfs_raw_nop_write(struct file *file,
+					  const char __user *ubuf, size_t len,
+					  loff_t *pos)
+{
+	struct tern_device *tdev = file_inode(file)->i_private;
+	struct tern_raw_nop *raw = tdev->raw_nop;
+	struct tern_slot_desc desc = {};
+	unsigned int engine, count;
+	char buf[48], mode[16];
+	u64 *samples = NULL;
+	bool pipelined;
+	u64 total_ns;
+	int ret, idx;
+
+	ret = tern_debugfs_get_text(buf, sizeof(buf), ubuf, len);
+	if (ret)
+		return ret;
+	if (sscanf(buf, "%u %u %15s", &engine, &count, mode) != 3 ||
+	    engine >= tdev->engine_count || !count || count > TERN_RAW_NOP_MAX)
+		return -EINVAL;
+	if (!strcmp(mode, "serial"))
+		pipelined = false;
+	else if (!strcmp(mode, "pipelined"))
+		pipelined = true;
+	else
+		return -EINVAL;
+
+	if (!pipelined) {
+		samples = kvcalloc(count, sizeof(*samples), GFP_KERNEL);
+		if (!samples)
+			return -ENOMEM;
+	}
+
+	if (!drm_dev_enter(&tdev->drm, &idx)) {
+		kvfree(samples);
+		return -ENODEV;
+	}
+	mutex_lock(&raw->lock);
+	desc.buf = raw->cmd_dma;
+	desc.buf_size = sizeof(u32);
+	desc.ctx_tag = 0;
+	desc.flags = TERN_SLOT_FLAG_PRIVILEGED;
+	ret = tern_sched_raw_run(&tdev->sched[engine], &desc, count, pipelined,
+				 &total_ns, samples);
+	if (!ret) {
+		kvfree(raw->sample_ns);
+		raw->sample_ns = samples;
+		samples = NULL;
+		raw->engine = engine;
+		raw->pipelined = pipelined;
+		raw->count = count;
+		raw->total_ns = total_ns;
+	}
+	mutex_unlock(&raw->lock);
+	drm_dev_exit(idx);
+	kvfree(samples);
+	return ret ?: len;
+}
+
+static void tern_debugfs_raw_nop_release(struct drm_device *drm, void *data)
+{
+	struct tern_raw_nop *raw = data;
+
+	kvfree(raw->sample_ns);
+	mutex_destroy(&raw->lock);
+}
+
+/* State of raw_nop, released with the device; false if out of memory. */
+static bool tern_debugfs_raw_nop_init(struct tern_device *tdev)
+{
+	struct drm_device *drm = &tdev->drm;
+	struct tern_raw_nop *raw;
+
+	raw = drmm_kzalloc(drm, sizeof(*raw), GFP_KERNEL);
+	if (!raw)
+		return false;
+	raw->cmd = dmam_alloc_coherent(drm->dev, sizeof(u32), &raw->cmd_dma,
+				       GFP_KERNEL);
+	if (!raw->cmd)
+		return false;
+	raw->cmd[0] = TERN_PKT_HEADER(TERN_OP_NOP, 1);
+	mutex_init(&raw->lock);
+	if (drmm_add_action_or_reset(drm, tern_debugfs_raw_nop_release, raw))
+		return false;
+	tdev->raw_nop = raw;
+	return true;
+}
+
+/*
+ * Set the tunable at @offset in &struct tern_sched_params (a u32) to @value
+ * on every engine.
+ */
+static void tern_debugfs_update_param(struct tern_device *tdev, size_t offset,
+				      u32 value)
+{
+	struct tern_sched_params params;
+	unsigned int i;
+
+	mutex_lock(&tdev->sched_params_lock);
+	for (i = 0; i < tdev->engine_count; i++) {
+		tern_sched_get_params(&tdev->sched[i], &params);
+		*(u32 *)((u8 *)&params + offset) = value;
+		tern_sched_set_params(&tdev->sched[i], &params);
+	}
+	mutex_unlock(&tdev->sched_params_lock);
+}
+
+static u32 tern_debugfs_get_param(struct tern_device *tdev, size_t offset)
+{
+	struct tern_sched_params params;
+
+	tern_sched_get_params(&tdev->sched[0], &params);
+	return *(u32 *)((u8 *)&params + offset);
+}
+
+static int tern_debugfs_show_param(struct seq_file *m, size_t offset)
+{
+	seq_printf(m, "%u\n", tern_debugfs_get_param(m->private, offset));
+	return 0;
+}
+
+/* A write of a number 1 .. @max into the tunable at @offset. */
+static ssize_t tern_debugfs_write_param(struct file *file,
+					const char __user *ubuf, size_t len,
+					size_t offset, u32 max)
+{
+	u32 value;
+	int ret;
+
+	ret = kstrtou32_from_user(ubuf, len, 10, &value);
+	if (ret)
+		return ret;
+	if (!value || value > max)
+		return -EINVAL;
+	tern_debugfs_update_param(file_inode(file)->i_private, offset, value);
+	return len;
+}
+
+static int tern_debugfs_policy_show(struct seq_file *m, void *data)
+{
+	u32 mode = tern_debugfs_get_param(m->private,
+					  offsetof(struct tern_sched_params, mode));
+
+	seq_printf(m, "%s\n", tern_sched_mode_name(mode));
+	return 0;
+}
+
+static ssize_t tern_debugfs_policy_write(struct file *file,
+					 const char __user *ubuf, size_t len,
+					 loff_t *pos)
+{
+	char buf[16];
+	u32 mode;
+	int ret;
+
+	ret = tern_debugfs_get_text(buf, sizeof(buf), ubuf, len);
+	if (ret)
+		return ret;
+	if (sysfs_streq(buf, "fair"))
+		mode = TERN_POLICY_FAIR;
+	else if (sysfs_streq(buf, "fifo"))
+		mode = TERN_POLICY_FIFO;
+	else
+		return -EINVAL;
+	tern_debugfs_update_param(file_inode(file)->i_private,
+				  offsetof(struct tern_sched_params, mode), mode);
+	return len;
+}
+
+static int tern_debugfs_quantum_show(struct seq_file *m, void *data)
+{
+	return tern_debugfs_show_param(m, offsetof(struct tern_sched_params, quantum_us));
+}
+
+static ssize_t tern_debugfs_quantum_write(struct file *file,
+					  const char __user *ubuf, size_t len,
+					  loff_t *pos)
+{
+	return tern_debugfs_write_param(file, ubuf, len,
+					offsetof(struct tern_sched_params, quantum_us),
+					TERN_QUANTUM_US_MAX);
+}
+
+static int tern_debugfs_starve_show(struct seq_file *m, void *data)
+{
+	return tern_debugfs_show_param(m, offsetof(struct tern_sched_params, starve_ms));
+}
+
+static ssize_t tern_debugfs_starve_write(struct file *file,
+					 const char __user *ubuf, size_t len,
+					 loff_t *pos)
+{
+	return tern_debugfs_write_param(file, ubuf, len,
+					offsetof(struct tern_sched_params, starve_ms),
+					TERN_STARVE_MS_MAX);
+}
+
+static ssize_t tern_debugfs_latency_write(struct file *file,
+					  const char __user *ubuf, size_t len,
+					  loff_t *pos)
+{
+	struct tern_device *tdev = file_inode(file)->i_private;
+	unsigned int i;
+
+	for (i = 0; i < tdev->engine_count; i++)
+		tern_sched_clear_latency(&tdev->sched[i]);
+	return len;
+}
+
+#define TERN_DEBUGFS_RW(name, show_fn, write_fn)			\
+static int name##_open(struct inode *inode, struct file *file)		\
+{									\
+	return single_open(file, show_fn, inode->i_private);		\
+}									\
+static const struct file_operations name##_fops = {			\
+	.owner = THIS_MODULE,						\
+	.open = name##_open,						\
+	.read = seq_read,						\
+	.write = write_fn,						\
+	.llseek = seq_lseek,						\
+	.release = single_release,					\
+}
+
+TERN_DEBUGFS_RW(tern_debugfs_policy, tern_debugfs_policy_show,
+		tern_debugfs_policy_write);
+TERN_DEBUGFS_RW(tern_debugfs_quantum, tern_debugfs_quantum_show,
+		tern_debugfs_quantum_write);
+TERN_DEBUGFS_RW(tern_debugfs_starve, tern_debugfs_starve_show,
+		tern_debugfs_starve_write);
+TERN_DEBUGFS_RW(tern_debugfs_latency, tern_debugfs_preempt_latency,
+		tern_debugfs_latency_write);
+TERN_DEBUGFS_RW(tern_debugfs_raw_nop, tern_debugfs_raw_nop_show,
+		tern_debugfs_raw_nop_write);
 
 static ssize_t tern_debugfs_inject_write(struct file *file,
 					 const char __user *ubuf, size_t len,
@@ -124,4 +445,15 @@ void tern_debugfs_init(struct tern_device *tdev)
 	if (tdev->caps & TERN_CAPS_FAULT_INJECT)
 		debugfs_create_file("inject", 0200, drm->debugfs_root, tdev,
 				    &tern_debugfs_inject_fops);
+	debugfs_create_file("sched_policy", 0600, drm->debugfs_root, tdev,
+			    &tern_debugfs_policy_fops);
+	debugfs_create_file("quantum_us", 0600, drm->debugfs_root, tdev,
+			    &tern_debugfs_quantum_fops);
+	debugfs_create_file("starve_ms", 0600, drm->debugfs_root, tdev,
+			    &tern_debugfs_starve_fops);
+	debugfs_create_file("preempt_latency", 0600, drm->debugfs_root, tdev,
+			    &tern_debugfs_latency_fops);
+	if (tern_debugfs_raw_nop_init(tdev))
+		debugfs_create_file("raw_nop", 0600, drm->debugfs_root, tdev,
+				    &tern_debugfs_raw_nop_fops);
 }

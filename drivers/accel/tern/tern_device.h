@@ -46,7 +46,7 @@
  * @wq: the driver's workqueue: interrupt bottom halves and watchdogs
  * @sched_wq: ordered workqueue shared by the engines' drm_sched instances
  * @engines: the engines
- * @sched: the feeder of each engine
+ * @sched: the scheduler of each engine
  * @contexts: every context of the device, for debugfs
  * @contexts_lock: protects @contexts
  * @next_ctx_tag: last context tag handed out
@@ -56,6 +56,8 @@
  * @jobs_idle: woken when @live_jobs drops to zero
  * @reset_lock: serialises engine resets against each other
  * @device_resets: count of engine resets, for debugfs
+ * @sched_params_lock: serialises changes of the schedulers' tunables
+ * @raw_nop: state of the debugfs raw_nop file (tern_debugfs.c)
  */
 struct tern_device {
 	struct drm_device drm;
@@ -88,7 +90,11 @@ struct tern_device {
 	wait_queue_head_t jobs_idle;
 	struct mutex reset_lock; /* serialises engine resets */
 	atomic_t device_resets;
+	struct mutex sched_params_lock; /* see above */
+	struct tern_raw_nop *raw_nop;
 };
+
+struct tern_raw_nop;
 
 #define to_tern_device(dev)	container_of_const(dev, struct tern_device, drm)
 

@@ -54,13 +54,13 @@
  *
  * and, with interrupts off:
  *
- * - &tern_sched.lock (the feeder's FIFO and slots; lock of the hardware
+ * - &tern_sched.lock (the scheduler's queues, policy and slots; lock of the hardware
  *   fences)
  * - &tern_context.state_lock (a context's state and counters)
  * - &tern_device.latch_lock (latching counter reads)
  *
  * &tern_device.reset_lock is taken alone, by the watchdog around an engine
- * reset.  Nothing sleeps under the spinlocks; the feeder's completion work
+ * reset.  Nothing sleeps under the spinlocks; the scheduler's completion work
  * and watchdog run on the ordered &tern_device.wq and never concurrently.
  */
 
@@ -227,7 +227,7 @@ static void tern_scheds_release(struct drm_device *drm, void *data)
 
 	/*
 	 * Every file is closed and every fence signalled (PCI remove stopped
-	 * the feeders); let drm_sched free the last jobs, then tear it down.
+	 * the schedulers); let drm_sched free the last jobs, then tear it down.
 	 */
 	drain_workqueue(tdev->sched_wq);
 	for (i = 0; i < tdev->engine_count; i++)
@@ -256,6 +256,9 @@ static int tern_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		return ret;
 	ret = drmm_mutex_init(drm, &tdev->reset_lock);
+	if (ret)
+		return ret;
+	ret = drmm_mutex_init(drm, &tdev->sched_params_lock);
 	if (ret)
 		return ret;
 

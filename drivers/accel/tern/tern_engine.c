@@ -20,7 +20,7 @@
  * acknowledging its two hardware slots, reading the fault registers, the
  * progress counter, the engine reset and the TLB invalidation, and the hard
  * interrupt handler of the engine's MSI-X vector.  It knows nothing about
- * jobs or contexts: the feeder (tern_sched.c) installs an interrupt callback
+ * jobs or contexts: the scheduler (tern_sched.c) installs an interrupt callback
  * with tern_engine_set_irq_handler() and decides what goes into the slots.
  *
  * The hard handler reads TERN_ENG_IRQ_STATUS, writes the bits back to
@@ -154,7 +154,7 @@ int tern_engine_init(struct tern_device *tdev, struct tern_engine *eng,
 }
 
 /**
- * tern_engine_set_irq_handler() - install the feeder's interrupt callback
+ * tern_engine_set_irq_handler() - install the scheduler's interrupt callback
  * @eng: the engine
  * @fn: the callback, run in hard-IRQ context
  * @data: its argument

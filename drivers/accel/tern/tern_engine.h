@@ -14,7 +14,7 @@ struct tern_device;
 struct tern_engine;
 
 /**
- * struct tern_slot_desc - what the feeder puts into a hardware slot
+ * struct tern_slot_desc - what the scheduler puts into a hardware slot
  * @buf: bus address of the DMA buffer
  * @buf_size: its size in bytes
  * @root: page-table root for SLOT_ROOT (with TERN_PTE_LOCAL if local)
@@ -77,7 +77,7 @@ typedef void (*tern_engine_irq_fn)(struct tern_engine *engine, u32 status,
  * @irq: Linux IRQ number of its MSI-X vector
  * @writeback: CPU address of the seqno writeback dword
  * @writeback_dma: its bus address
- * @irq_fn: handler installed by the feeder
+ * @irq_fn: handler installed by the scheduler
  * @irq_data: its argument
  * @irq_count: interrupts taken
  */

@@ -43,10 +43,25 @@
  * 5. the out-syncobjs get the finished fence.
  *
  * drm_sched calls tern_job_run() once the dependencies signalled; it hands
- * the job to the engine's feeder.  tern_job_free() runs after the finished
+ * the job to the engine's scheduler.  tern_job_free() runs after the finished
  * fence signalled and releases the DMA buffer, the BOs and the context.
  * Every failure before step 4 unwinds completely and has its own errno.
  */
+
+/*
+ * The DMA buffer holds the command buffer and, after it, the job's resume
+ * record: the device writes the record when it preempts the job and reads
+ * it when the job resumes.  It lives as long as the job.
+ */
+static u32 tern_job_resume_offset(const struct tern_job *job)
+{
+	return ALIGN(job->cmd_size, TERN_RESUME_RECORD_SIZE);
+}
+
+static size_t tern_job_dma_size(const struct tern_job *job)
+{
+	return tern_job_resume_offset(job) + TERN_RESUME_RECORD_SIZE;
+}
 
 static struct tern_job *to_tern_job(struct drm_sched_job *sched_job)
 {
@@ -62,7 +77,7 @@ static void tern_job_release(struct tern_job *job)
 		drm_gem_object_put(job->bos[i]);	/* NULL-safe */
 	kvfree(job->bos);
 	if (job->cmd)
-		dma_free_coherent(tdev->drm.dev, job->cmd_size, job->cmd,
+		dma_free_coherent(tdev->drm.dev, tern_job_dma_size(job), job->cmd,
 				  job->cmd_dma);
 	if (job->usage) {
 		atomic64_sub(job->cmd_size, &job->usage->cmd_bytes);
@@ -104,13 +119,13 @@ static enum drm_gpu_sched_stat tern_job_timedout(struct drm_sched_job *sched_job
 {
 	/*
 	 * The schedulers are created with MAX_SCHEDULE_TIMEOUT: hangs are
-	 * found by the feeder's progress watchdog, which knows whether a long
+	 * found by the scheduler's progress watchdog, which knows whether a long
 	 * job still advances.  drm_sched never calls this.
 	 */
 	return DRM_GPU_SCHED_STAT_NOMINAL;
 }
 
-/* drm_sched backend of the jobs: dependencies resolved -> the feeder */
+/* drm_sched backend of the jobs: dependencies resolved -> the scheduler */
 const struct drm_sched_backend_ops tern_job_sched_ops = {
 	.run_job = tern_job_run,
 	.timedout_job = tern_job_timedout,
@@ -423,7 +438,7 @@ int tern_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	}
 	kref_get(&tfile->usage->ref);
 	job->usage = tfile->usage;	/* charged: uncharged when released */
-	job->cmd = dma_alloc_coherent(drm->dev, job->cmd_size, &job->cmd_dma,
+	job->cmd = dma_alloc_coherent(drm->dev, tern_job_dma_size(job), &job->cmd_dma,
 				      GFP_KERNEL | __GFP_NOWARN);
 	if (!job->cmd) {
 		ret = -ENOMEM;
@@ -503,16 +518,17 @@ int tern_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	job->hw.cmd = job->cmd;
 	job->hw.desc.buf = job->cmd_dma;
 	job->hw.desc.buf_size = job->cmd_size;
+	job->hw.desc.resume = job->cmd_dma + tern_job_resume_offset(job);
 	job->hw.desc.root = tern_vm_root(ctx->vm);
 	job->hw.desc.ctx_tag = ctx->sctx.tag;
-	INIT_LIST_HEAD(&job->hw.link);
+	INIT_LIST_HEAD(&job->hw.pjob.link);
 
 	drm_sched_job_arm(&job->base);
 	finished = dma_fence_get(&job->base.s_fence->finished);
 	/*
 	 * A job that depends on this one must wait for it to finish, not
-	 * only to reach the engine: the feeder is free to reorder work of
-	 * different contexts on an engine (and the scheduler will).
+	 * only to reach the engine: the scheduler reorders work of
+	 * different contexts on an engine by priority and share.
 	 */
 	set_bit(DRM_SCHED_FENCE_DONT_PIPELINE, &finished->flags);
 	for (i = 0; i < resvs.count; i++)

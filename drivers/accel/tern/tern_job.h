@@ -18,7 +18,7 @@ struct tern_file_usage;
 /**
  * struct tern_job - one submitted command buffer
  * @base: the drm_sched job (dependencies, finished fence)
- * @hw: the feeder's view (hardware fence, slot description)
+ * @hw: the scheduler's view (hardware fence, slot description)
  * @ctx: the context (a reference)
  * @cmd: CPU address of the kernel-owned DMA buffer holding the validated
  *	copy of the user's command buffer

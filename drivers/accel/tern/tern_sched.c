@@ -14,52 +14,134 @@
 #include "tern_trace.h"
 
 /**
- * DOC: feeder
+ * DOC: scheduler
  *
- * Each engine has a two-slot hardware queue.  The feeder keeps it full:
- * one &struct tern_sched per engine holds a FIFO of jobs that are ready to
- * run (their dependencies resolved) and the jobs in the two slots, in
- * doorbell order.  Whenever a slot is free and the FIFO is not empty the next
- * job is programmed into the free slot and its doorbell rung, so the device
- * always has the next buffer queued behind the running one.
+ * Each engine has a two-slot hardware queue and one &struct tern_sched that
+ * decides what goes into it.  The decisions are the policy's
+ * (tern_policy.c: priority classes, weighted fair share of device time,
+ * quantum, no starvation, or first come first served); this file applies
+ * them to the hardware: it programs free slots with the job the policy
+ * picks, retires DONE slots in doorbell order, requests preemption when the
+ * policy says so and gives preempted work back to the policy.
  *
  * Dependencies are drm_sched's job: each engine has a drm_gpu_scheduler and
  * each context one drm_sched_entity on it; drm_sched calls run_job (in
  * tern_job.c) once a job's in-fences signalled, and run_job hands the job to
- * tern_sched_push().  The credit limit is high, so drm_sched never throttles:
- * what the hardware runs next is decided here only.  The priority and
- * fair-share scheduler that comes later replaces the FIFO policy of
- * tern_sched_feed() and tern_sched_push() and nothing else: the submit path
- * and the completion path stay as they are.
+ * tern_sched_push(), which puts it on its context's queue in the policy.
+ * The credit limit is high, so drm_sched never throttles: what the hardware
+ * runs next is decided here only.
  *
- * Completion: the engine's hard interrupt handler only queues @done_work,
- * which runs on the device's ordered workqueue, reads the slots in doorbell
- * order, acknowledges DONE slots and signals the jobs' hardware fences in
- * that order, then refills the slots.  Since slots complete in doorbell order
- * and a context's jobs enter the FIFO in submission order, the fences of a
- * context signal in seqno order; jobs that must not run (context destroyed,
- * faulted, banned, failed dependency) are cancelled when they reach the head
- * of the FIFO, which keeps that order too.
+ * The scheduler thread: every decision runs under @lock, from one of four
+ * events: a job became ready (tern_sched_push()), a slot went DONE or a
+ * preemption request was served (@done_work, queued by the engine's
+ * interrupt), the running job's quantum expired (@quantum_timer queues
+ * @done_work) and the watchdog tick (@watchdog, every TERN_WATCHDOG_PERIOD
+ * while a slot is busy).  @done_work and @watchdog run on the device's
+ * ordered workqueue, never concurrently, so the device has one scheduler
+ * thread; see docs/scheduler.md for why one per device and not one per
+ * engine.  Each event runs tern_sched_event(): retire DONE slots, fill free
+ * slots, then ask the policy whether the running job should be preempted.
+ *
+ * Preemption: every job has a 64-byte resume record next to its DMA buffer
+ * and every slot is programmed with it, so every run is preemptible.  On a
+ * request the engine stops the RUNNING slot at its next preemption point
+ * (outcome PREEMPTED, the record written) and cancels the PENDING one
+ * (CANCELLED); nothing is programmed while the request is outstanding.  The
+ * preempted job is charged its RUN_NS and both go back to the heads of their
+ * contexts' queues in their order (tern_policy_requeue()); the preempted
+ * one is later programmed with FLAGS.RESUME and continues where it stopped.
+ * The request is served when both slots are DONE; its latency (request to
+ * PREEMPT_DONE interrupt) is kept per engine for debugfs and traced.
+ *
+ * Order: a context's jobs leave its policy queue in submission order and
+ * slots complete in doorbell order, so its fences signal in seqno order.
+ * Jobs that must not run (context destroyed, faulted or banned; failed
+ * dependency) are signalled with their error only once no earlier job of
+ * their context is in a slot (&tern_sched_ctx.cancelled), which keeps that
+ * order.
  *
  * Outcomes: COMPLETED signals the fence; FAULTED signals it with -EIO, tells
  * the context (which stops taking work), cancels the context's queued jobs
- * and takes a devcoredump; CANCELLED (the job queued behind a fault) and
- * PREEMPTED jobs go back to the head of the FIFO and run again.
+ * and takes a devcoredump; the job cancelled behind a fault goes back to
+ * its queue.
  *
- * Hangs: @watchdog samples TERN_ENG_PROGRESS every TERN_WATCHDOG_PERIOD while
- * a slot is busy.  When the counter has not moved for the running context's
- * timeout, the engine is reset: the running job's fence signals with
- * -ETIMEDOUT and its context is banned, the job queued behind it (innocent)
- * goes back to the head of the FIFO.  Long jobs that progress are never
- * killed.  The watchdog also processes DONE slots, so a lost interrupt
- * delays a completion by one period at most.
+ * Hangs: the watchdog samples TERN_ENG_PROGRESS (tern_policy_hung()).  When
+ * the counter has not moved for the running context's timeout, the engine
+ * is reset: the running job's fence signals with -ETIMEDOUT and its context
+ * is banned; the job in the PENDING slot (innocent) goes back to the head of
+ * its queue and keeps its resume record, which the reset does not touch.
+ * Long jobs that progress are never killed.  The watchdog also retires DONE
+ * slots, so a lost interrupt delays a completion by one period at most.
  *
- * @done_work and @watchdog run on the same ordered workqueue and never
- * concurrently.  @lock is taken with interrupts off: it is also the lock of
- * the hardware fences, whose callbacks may be added from any context.
+ * Locking: @lock is taken with interrupts off: it is also the lock of the
+ * hardware fences, whose callbacks may be added from any context.  The
+ * policy has no lock of its own; every call on it is made under @lock.
  */
 
 #define TERN_WATCHDOG_PERIOD	msecs_to_jiffies(50)
+#define TERN_RAW_RUN_TIMEOUT	(2 * HZ)
+
+static int tern_sched_default_mode = TERN_POLICY_FAIR;
+
+static int tern_sched_policy_param_set(const char *val,
+				       const struct kernel_param *kp)
+{
+	if (sysfs_streq(val, "fair"))
+		tern_sched_default_mode = TERN_POLICY_FAIR;
+	else if (sysfs_streq(val, "fifo"))
+		tern_sched_default_mode = TERN_POLICY_FIFO;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int tern_sched_policy_param_get(char *buffer,
+				       const struct kernel_param *kp)
+{
+	return sysfs_emit(buffer, "%s\n",
+			  tern_sched_mode_name(tern_sched_default_mode));
+}
+
+static const struct kernel_param_ops tern_sched_policy_param_ops = {
+	.set = tern_sched_policy_param_set,
+	.get = tern_sched_policy_param_get,
+};
+
+module_param_cb(sched_policy, &tern_sched_policy_param_ops, NULL, 0444);
+MODULE_PARM_DESC(sched_policy,
+		 "Scheduling policy: fair (priorities, fair share, preemption; default) or fifo (first come, first served, no preemption)");
+
+static unsigned int quantum_us = 2000;
+module_param(quantum_us, uint, 0444);
+MODULE_PARM_DESC(quantum_us,
+		 "Device time after which a running job yields to waiting work of the same or a higher priority, us (default 2000)");
+
+static unsigned int starve_ms = 50;
+module_param(starve_ms, uint, 0444);
+MODULE_PARM_DESC(starve_ms,
+		 "Higher-priority device time after which waiting lower-priority work runs, ms (default 50)");
+
+/**
+ * tern_sched_mode_name() - name of a scheduling policy
+ * @mode: &enum tern_policy_mode
+ *
+ * Return: "fair" or "fifo".
+ */
+const char *tern_sched_mode_name(int mode)
+{
+	return mode == TERN_POLICY_FIFO ? "fifo" : "fair";
+}
+
+/**
+ * tern_sched_default_params() - the tunables given as module parameters
+ * @params: filled in, each value clamped to its range
+ */
+void tern_sched_default_params(struct tern_sched_params *params)
+{
+	params->mode = tern_sched_default_mode;
+	params->quantum_us = clamp(quantum_us, 1u, TERN_QUANTUM_US_MAX);
+	params->starve_ms = clamp(starve_ms, 1u, TERN_STARVE_MS_MAX);
+}
 
 static const char *tern_fence_get_driver_name(struct dma_fence *fence)
 {
@@ -98,54 +180,154 @@ static void tern_sched_signal(struct tern_sched *s, struct tern_sched_job *job,
 	dma_fence_signal_locked(job->fence);
 }
 
+static struct tern_sched_job *to_sched_job(struct tern_policy_job *pjob)
+{
+	return container_of(pjob, struct tern_sched_job, pjob);
+}
+
+static struct tern_sched_ctx *to_sched_ctx(struct tern_policy_entity *e)
+{
+	return container_of(e, struct tern_sched_ctx, entity);
+}
+
 static void tern_sched_arm_watchdog(struct tern_sched *s)
 {
 	queue_delayed_work(s->tdev->wq, &s->watchdog, TERN_WATCHDOG_PERIOD);
 }
 
-/* Fill the free slots from the FIFO, cancelling jobs that must not run. */
+/* Signal the held-back jobs of @ctx once none of its jobs is in a slot. */
+static void tern_sched_flush_cancelled(struct tern_sched *s,
+				       struct tern_sched_ctx *ctx)
+{
+	struct tern_sched_job *job, *tmp;
+
+	lockdep_assert_held(&s->lock);
+	if (ctx->in_slots)
+		return;
+	list_for_each_entry_safe(job, tmp, &ctx->cancelled, pjob.link) {
+		list_del_init(&job->pjob.link);
+		tern_sched_signal(s, job, job->error ?: ctx->cancel_error);
+	}
+}
+
+/* Hold back a job of a cancelled context, in seqno order. */
+static void tern_sched_hold(struct tern_sched *s, struct tern_sched_job *job)
+{
+	struct tern_sched_ctx *ctx = job->ctx;
+	struct tern_sched_job *pos;
+
+	lockdep_assert_held(&s->lock);
+	list_for_each_entry(pos, &ctx->cancelled, pjob.link) {
+		if ((s32)(job->seqno - pos->seqno) < 0) {
+			list_add_tail(&job->pjob.link, &pos->pjob.link);
+			return;
+		}
+	}
+	list_add_tail(&job->pjob.link, &ctx->cancelled);
+}
+
+/* @ctx is cancelled: take its ready jobs off the policy and hold them. */
+static void tern_sched_drain(struct tern_sched *s, struct tern_sched_ctx *ctx)
+{
+	struct tern_policy_job *pjob;
+
+	lockdep_assert_held(&s->lock);
+	while ((pjob = tern_policy_entity_pop(&s->policy, &ctx->entity))) {
+		s->queued--;
+		list_add_tail(&pjob->link, &ctx->cancelled);
+	}
+	tern_sched_flush_cancelled(s, ctx);
+}
+
+/* Give back the jobs of a preemption (or the job cancelled behind a fault). */
+static void tern_sched_requeue(struct tern_sched *s,
+			       struct tern_sched_job *preempted,
+			       struct tern_sched_job *cancelled)
+{
+	struct tern_sched_job *jobs[] = { preempted, cancelled };
+	unsigned int i;
+
+	lockdep_assert_held(&s->lock);
+	/* jobs of a cancelled context are not run again: hold them */
+	for (i = 0; i < ARRAY_SIZE(jobs); i++) {
+		if (jobs[i] && jobs[i]->ctx->cancel_error) {
+			tern_sched_hold(s, jobs[i]);
+			tern_sched_flush_cancelled(s, jobs[i]->ctx);
+			jobs[i] = NULL;
+		}
+	}
+	if (!jobs[0] && !jobs[1])
+		return;
+	tern_policy_requeue(&s->policy, jobs[0] ? &jobs[0]->pjob : NULL,
+			    jobs[1] ? &jobs[1]->pjob : NULL);
+	s->queued += !!jobs[0] + !!jobs[1];
+}
+
+/* The job in the first slot starts running (as far as the driver knows). */
+static void tern_sched_head_started(struct tern_sched *s)
+{
+	s->run_start_ns = tern_engine_busy_ns(s->eng);
+	tern_policy_progress_start(&s->progress, tern_engine_progress(s->eng),
+				   ktime_get_ns());
+}
+
+static void tern_sched_program(struct tern_sched *s, struct tern_sched_job *job)
+{
+	unsigned int slot = s->inflight ? !s->order[0] : 0;
+
+	lockdep_assert_held(&s->lock);
+	if (job->resume) {
+		/* same BUF, ROOT and SEQNO as the run that was preempted */
+		job->desc.flags |= TERN_SLOT_FLAG_RESUME;
+	} else {
+		job->desc.flags &= ~TERN_SLOT_FLAG_RESUME;
+		job->desc.seqno = ++s->hw_seqno;
+	}
+	tern_engine_program_slot(s->eng, slot, &job->desc);
+	s->slot[slot] = job;
+	s->order[s->inflight++] = slot;
+	job->ctx->in_slots++;
+	s->jobs_run++;
+	trace_tern_job_run(s->eng->id, slot, job->ctx->tag, job->seqno,
+			   job->desc.seqno);
+
+	if (s->inflight == 1) {
+		tern_sched_head_started(s);
+		tern_sched_arm_watchdog(s);
+	}
+}
+
+/* Fill the free slots with what the policy picks. */
 static void tern_sched_feed(struct tern_sched *s)
 {
-	struct tern_engine *eng = s->eng;
-
 	lockdep_assert_held(&s->lock);
 
 	while (s->inflight < TERN_SLOTS_PER_ENGINE && !s->stopped &&
-	       !s->resetting) {
+	       !s->resetting && !s->preempting && !s->raw) {
+		struct tern_policy_job *pjob;
 		struct tern_sched_job *job;
-		unsigned int slot;
-		int error;
 
-		job = list_first_entry_or_null(&s->queue, struct tern_sched_job, link);
-		if (!job)
+		pjob = tern_policy_pick_next(&s->policy);
+		if (!pjob)
 			break;
-		list_del_init(&job->link);
+		job = to_sched_job(pjob);
 		s->queued--;
 
-		error = job->error ?: job->ctx->cancel_error;
-		if (error) {
-			tern_sched_signal(s, job, error);
+		if (job->error) {
+			/*
+			 * Not run; but its fence must not signal before the
+			 * one of its context's job in a slot: try again when
+			 * that one is retired.
+			 */
+			if (job->ctx->in_slots) {
+				tern_policy_requeue(&s->policy, NULL, pjob);
+				s->queued++;
+				break;
+			}
+			tern_sched_signal(s, job, job->error);
 			continue;
 		}
-
-		if (s->inflight)
-			slot = !s->order[0];
-		else
-			slot = s->slot[0] ? 1 : 0;
-
-		job->desc.seqno = ++s->hw_seqno;
-		tern_engine_program_slot(eng, slot, &job->desc);
-		s->slot[slot] = job;
-		s->order[s->inflight++] = slot;
-		s->jobs_run++;
-		trace_tern_job_run(eng->id, slot, job->ctx->tag, job->seqno,
-				   job->desc.seqno);
-
-		if (s->inflight == 1) {
-			s->progress = tern_engine_progress(eng);
-			s->progress_stamp = jiffies;
-			tern_sched_arm_watchdog(s);
-		}
+		tern_sched_program(s, job);
 	}
 }
 
@@ -156,19 +338,59 @@ static struct tern_sched_job *tern_sched_pop_head(struct tern_sched *s)
 	s->slot[s->order[0]] = NULL;
 	s->order[0] = s->order[1];
 	s->inflight--;
-	if (s->inflight) {
-		/* the next slot starts now: measure its progress from here */
-		s->progress = tern_engine_progress(s->eng);
-		s->progress_stamp = jiffies;
-	}
+	job->ctx->in_slots--;
+	if (s->inflight)
+		tern_sched_head_started(s);
 	return job;
 }
 
-/* Retire DONE slots in doorbell order, then refill. */
-static void tern_sched_process(struct tern_sched *s)
+/* Both slots of a preempted engine are DONE: the request was served. */
+static void tern_sched_preempt_served(struct tern_sched *s)
 {
+	struct tern_sched_preempt_stats *st = &s->preempt;
+	u64 now = ktime_get_ns();
+	u64 irq = READ_ONCE(s->preempt_irq_ns);
+	u64 latency;
+
+	/* the interrupt's time when it came for this request */
+	if (irq > s->preempt_start_ns && irq <= now)
+		now = irq;
+	latency = now - s->preempt_start_ns;
+
+	s->preempting = false;
+	st->served++;
+	st->last_ns = latency;
+	st->max_ns = max(st->max_ns, latency);
+	st->sample[st->samples % TERN_PREEMPT_LATENCY_SAMPLES] = latency;
+	st->samples++;
+	trace_tern_job_preempt(s->eng->id, s->preempt_ctx_tag,
+			       s->preempt_seqno, latency);
+}
+
+static void tern_sched_retire_fault(struct tern_sched *s,
+				    struct tern_sched_job *job, u64 run_ns)
+{
+	struct tern_sched_ctx *ctx = job->ctx;
+	struct tern_fault_info fault;
+
+	s->faults++;
+	tern_engine_read_fault(s->eng, &fault);
+	trace_tern_job_fault(s->eng->id, ctx->tag, job->seqno,
+			     TERN_FAULT_KIND(fault.info), fault.addr,
+			     TERN_FAULT_OFFSET(fault.info));
+	tern_coredump_capture(s, job, "fault", &fault);
+	ctx->ops->faulted(ctx, job, &fault, run_ns);
+	if (!ctx->cancel_error)
+		ctx->cancel_error = -ECANCELED;
+	tern_sched_signal(s, job, -EIO);
+	tern_sched_drain(s, ctx);
+}
+
+/* Retire DONE slots in doorbell order. */
+static void tern_sched_retire(struct tern_sched *s)
+{
+	struct tern_sched_job *preempted = NULL, *cancelled = NULL;
 	struct tern_engine *eng = s->eng;
-	LIST_HEAD(requeue);
 
 	lockdep_assert_held(&s->lock);
 
@@ -177,7 +399,6 @@ static void tern_sched_process(struct tern_sched *s)
 		struct tern_sched_ctx *ctx;
 		struct tern_sched_job *job;
 		struct tern_slot_result res;
-		struct tern_fault_info fault;
 
 		if (TERN_SLOT_STATE_OF(tern_engine_slot_state(eng, slot)) !=
 		    TERN_SLOT_STATE_DONE)
@@ -190,6 +411,7 @@ static void tern_sched_process(struct tern_sched *s)
 
 		trace_tern_job_complete(eng->id, slot, ctx->tag, job->seqno,
 					res.outcome, res.run_ns);
+		tern_policy_charge(&s->policy, &ctx->entity, res.run_ns);
 
 		switch (res.outcome) {
 		case TERN_OUTCOME_COMPLETED:
@@ -198,25 +420,18 @@ static void tern_sched_process(struct tern_sched *s)
 			tern_sched_signal(s, job, 0);
 			break;
 		case TERN_OUTCOME_FAULTED:
-			s->faults++;
-			tern_engine_read_fault(eng, &fault);
-			trace_tern_job_fault(eng->id, ctx->tag, job->seqno,
-					     TERN_FAULT_KIND(fault.info),
-					     fault.addr,
-					     TERN_FAULT_OFFSET(fault.info));
-			tern_coredump_capture(s, job, "fault", &fault);
-			ctx->ops->faulted(ctx, job, &fault, res.run_ns);
-			if (!ctx->cancel_error)
-				ctx->cancel_error = -ECANCELED;
-			tern_sched_signal(s, job, -EIO);
+			tern_sched_retire_fault(s, job, res.run_ns);
 			break;
 		case TERN_OUTCOME_PREEMPTED:
-			trace_tern_job_preempt(eng->id, ctx->tag, job->seqno);
-			fallthrough;
+			s->preempt.jobs++;
+			job->resume = true;
+			job->preemptions++;
+			ctx->ops->preempted(ctx, job, res.run_ns);
+			preempted = job;
+			break;
 		case TERN_OUTCOME_CANCELLED:
-			/* not (or not wholly) run: run it again, in order */
-			list_add_tail(&job->link, &requeue);
-			s->queued++;
+			/* not started: it runs later, in its order */
+			cancelled = job;
 			break;
 		default:
 			drm_err_ratelimited(&s->tdev->drm,
@@ -225,10 +440,56 @@ static void tern_sched_process(struct tern_sched *s)
 			tern_sched_signal(s, job, -EIO);
 			break;
 		}
+		tern_sched_flush_cancelled(s, ctx);
 	}
 
-	list_splice(&requeue, &s->queue);
+	if (preempted || cancelled)
+		tern_sched_requeue(s, preempted, cancelled);
+	if (s->preempting && !s->inflight && !s->stopped && !s->resetting)
+		tern_sched_preempt_served(s);
+	if (s->raw && !s->inflight)
+		wake_up_all(&s->raw_wait);
+}
+
+/* Ask the policy whether the running job should make way. */
+static void tern_sched_check_preempt(struct tern_sched *s)
+{
+	struct tern_sched_job *running, *next;
+	u64 ran;
+
+	lockdep_assert_held(&s->lock);
+	if (!s->inflight || s->preempting || s->stopped || s->resetting ||
+	    s->raw || s->policy.mode == TERN_POLICY_FIFO)
+		return;
+
+	running = s->slot[s->order[0]];
+	next = s->inflight > 1 ? s->slot[s->order[1]] : NULL;
+	ran = tern_engine_busy_ns(s->eng) - s->run_start_ns;
+
+	if (tern_policy_should_preempt(&s->policy, &running->pjob, ran,
+				       next ? &next->pjob : NULL)) {
+		tern_eng_write(s->eng, TERN_ENG_PREEMPT, 1);
+		s->preempting = true;
+		s->preempt_start_ns = ktime_get_ns();
+		s->preempt_ctx_tag = running->ctx->tag;
+		s->preempt_seqno = running->seqno;
+		s->preempt.requested++;
+		return;
+	}
+
+	/* the answer can change with time alone at the end of the quantum */
+	if (ran < s->policy.quantum_ns)
+		hrtimer_start(&s->quantum_timer,
+			      ns_to_ktime(s->policy.quantum_ns - ran),
+			      HRTIMER_MODE_REL);
+}
+
+/* One scheduling event: retire, refill, decide on preemption. */
+static void tern_sched_event(struct tern_sched *s)
+{
+	tern_sched_retire(s);
 	tern_sched_feed(s);
+	tern_sched_check_preempt(s);
 }
 
 static void tern_sched_done_work(struct work_struct *work)
@@ -237,31 +498,53 @@ static void tern_sched_done_work(struct work_struct *work)
 	unsigned long flags;
 
 	spin_lock_irqsave(&s->lock, flags);
-	tern_sched_process(s);
+	tern_sched_event(s);
 	spin_unlock_irqrestore(&s->lock, flags);
+}
+
+static enum hrtimer_restart tern_sched_quantum_expired(struct hrtimer *timer)
+{
+	struct tern_sched *s = container_of(timer, struct tern_sched,
+					    quantum_timer);
+
+	queue_work(s->tdev->wq, &s->done_work);
+	return HRTIMER_NORESTART;
 }
 
 static void tern_sched_irq(struct tern_engine *eng, u32 status, void *data)
 {
 	struct tern_sched *s = data;
 
+	if (status & TERN_ENG_IRQ_PREEMPT_DONE)
+		WRITE_ONCE(s->preempt_irq_ns, ktime_get_ns());
+	if (READ_ONCE(s->raw))
+		wake_up_all(&s->raw_wait);
 	queue_work(s->tdev->wq, &s->done_work);
 }
 
-/* Cancel every job of the feeder with @error, in order. */
+/* Cancel every job of the engine with @error, in order. */
 static void tern_sched_cancel_all(struct tern_sched *s, int error)
 {
+	struct tern_policy_entity *e;
+	struct tern_policy_job *pjob;
 	struct tern_sched_job *job, *tmp;
 
 	lockdep_assert_held(&s->lock);
 
 	while (s->inflight)
 		tern_sched_signal(s, tern_sched_pop_head(s), error);
-	list_for_each_entry_safe(job, tmp, &s->queue, link) {
-		list_del_init(&job->link);
-		tern_sched_signal(s, job, error);
+	list_for_each_entry(e, &s->policy.entities, link) {
+		struct tern_sched_ctx *ctx = to_sched_ctx(e);
+
+		list_for_each_entry_safe(job, tmp, &ctx->cancelled, pjob.link) {
+			list_del_init(&job->pjob.link);
+			tern_sched_signal(s, job, error);
+		}
+		while ((pjob = tern_policy_entity_pop(&s->policy, e)))
+			tern_sched_signal(s, to_sched_job(pjob), error);
 	}
 	s->queued = 0;
+	s->preempting = false;
 }
 
 /* The running job made no progress for its timeout: reset the engine. */
@@ -269,7 +552,9 @@ static void tern_sched_recover(struct tern_sched *s)
 {
 	struct tern_sched_job *guilty, *innocent = NULL;
 	struct tern_engine *eng = s->eng;
+	struct tern_sched_ctx *gctx;
 	unsigned long flags;
+	u64 ran;
 	int ret;
 
 	mutex_lock(&s->tdev->reset_lock);
@@ -279,24 +564,31 @@ static void tern_sched_recover(struct tern_sched *s)
 	spin_lock_irqsave(&s->lock, flags);
 	s->resets++;
 	atomic_inc(&s->tdev->device_resets);
+	/* a request the hung engine did not serve is gone with the reset */
+	s->preempting = false;
+	ran = tern_engine_busy_ns(eng) - s->run_start_ns;
 	guilty = tern_sched_pop_head(s);
 	if (s->inflight)
 		innocent = tern_sched_pop_head(s);
+	gctx = guilty->ctx;
 
-	trace_tern_engine_reset(eng->id, guilty->ctx->tag, guilty->seqno);
+	trace_tern_engine_reset(eng->id, gctx->tag, guilty->seqno);
 	drm_warn(&s->tdev->drm,
 		 "engine %u: job %u of context tag %u made no progress, engine reset\n",
-		 eng->id, guilty->seqno, guilty->ctx->tag);
+		 eng->id, guilty->seqno, gctx->tag);
 	tern_coredump_capture(s, guilty, "hang", NULL);
-	guilty->ctx->ops->hung(guilty->ctx, guilty);
-	if (!guilty->ctx->cancel_error)
-		guilty->ctx->cancel_error = -ECANCELED;
+	tern_policy_charge(&s->policy, &gctx->entity, ret ? 0 : ran);
+	gctx->ops->hung(gctx, guilty);
+	if (!gctx->cancel_error)
+		gctx->cancel_error = -ECANCELED;
 	tern_sched_signal(s, guilty, -ETIMEDOUT);
+	tern_sched_drain(s, gctx);
 
 	if (innocent) {
-		innocent->ctx->ops->reset(innocent->ctx, innocent);
-		list_add(&innocent->link, &s->queue);
-		s->queued++;
+		/* never started; a resume record it has is intact */
+		if (!innocent->ctx->cancel_error)
+			innocent->ctx->ops->reset(innocent->ctx, innocent);
+		tern_sched_requeue(s, NULL, innocent);
 	}
 
 	s->resetting = false;
@@ -306,7 +598,7 @@ static void tern_sched_recover(struct tern_sched *s)
 		s->stopped = true;
 		tern_sched_cancel_all(s, -EIO);
 	}
-	tern_sched_feed(s);
+	tern_sched_event(s);
 	spin_unlock_irqrestore(&s->lock, flags);
 }
 
@@ -317,25 +609,24 @@ static void tern_sched_watchdog(struct work_struct *work)
 	struct tern_sched_job *head;
 	unsigned long flags;
 	bool hang = false;
-	u32 progress;
 
 	spin_lock_irqsave(&s->lock, flags);
 	/* catches completions whose interrupt was lost */
-	tern_sched_process(s);
+	tern_sched_retire(s);
+	tern_sched_feed(s);
 	if (s->stopped || s->resetting || !s->inflight)
 		goto out;
 
 	head = s->slot[s->order[0]];
-	progress = tern_engine_progress(s->eng);
-	if (progress != s->progress) {
-		s->progress = progress;
-		s->progress_stamp = jiffies;
-	} else if (time_after(jiffies, s->progress_stamp + head->ctx->timeout)) {
+	if (tern_policy_hung(&s->progress, tern_engine_progress(s->eng),
+			     ktime_get_ns(), head->ctx->timeout_ns)) {
 		hang = true;
 		s->resetting = true;
-	}
-	if (!hang)
+	} else {
+		/* starvation bounds grow with time too */
+		tern_sched_check_preempt(s);
 		tern_sched_arm_watchdog(s);
+	}
 out:
 	spin_unlock_irqrestore(&s->lock, flags);
 
@@ -345,25 +636,32 @@ out:
 
 /**
  * tern_sched_push() - hand a ready job to its engine
- * @sched: the feeder of the job's engine
+ * @sched: the scheduler of the job's engine
  * @job: the job; its fence, context and slot description are set
  *
- * Called from drm_sched's run_job.  The job joins the tail of the FIFO and
- * starts as soon as a slot is free.  A job with @job->error set, or whose
- * context is cancelled, is not run: its fence signals with the error once
- * the jobs before it are done, so fences keep their order.
+ * Called from drm_sched's run_job.  The job joins the tail of its
+ * context's queue and runs when the policy picks it.  A job with
+ * @job->error set, or whose context is cancelled, is not run: its fence
+ * signals with the error once the context's jobs before it are done, so
+ * fences keep their order.
  */
 void tern_sched_push(struct tern_sched *sched, struct tern_sched_job *job)
 {
+	struct tern_sched_ctx *ctx = job->ctx;
 	unsigned long flags;
 
 	spin_lock_irqsave(&sched->lock, flags);
 	if (sched->stopped) {
 		tern_sched_signal(sched, job, -ENODEV);
+	} else if (ctx->cancel_error) {
+		list_add_tail(&job->pjob.link, &ctx->cancelled);
+		tern_sched_flush_cancelled(sched, ctx);
+	} else if (job->error && !ctx->in_slots && !ctx->entity.queued) {
+		tern_sched_signal(sched, job, job->error);
 	} else {
-		list_add_tail(&job->link, &sched->queue);
+		tern_policy_push(&sched->policy, &ctx->entity, &job->pjob);
 		sched->queued++;
-		tern_sched_feed(sched);
+		tern_sched_event(sched);
 	}
 	spin_unlock_irqrestore(&sched->lock, flags);
 }
@@ -373,8 +671,8 @@ void tern_sched_push(struct tern_sched *sched, struct tern_sched_job *job)
  * @sctx: the context
  * @error: fence error of its jobs that did not start (e.g. -ECANCELED)
  *
- * Jobs already in a slot finish; the others are cancelled when they reach
- * the head of the FIFO, after the jobs before them, so fences stay in order.
+ * Jobs already in a slot finish (or, if preempted, are cancelled then);
+ * the others signal @error once those are done, so fences stay in order.
  */
 void tern_sched_ctx_cancel(struct tern_sched_ctx *sctx, int error)
 {
@@ -384,14 +682,206 @@ void tern_sched_ctx_cancel(struct tern_sched_ctx *sctx, int error)
 	spin_lock_irqsave(&s->lock, flags);
 	if (!sctx->cancel_error)
 		sctx->cancel_error = error;
-	tern_sched_feed(s);
+	tern_sched_drain(s, sctx);
+	tern_sched_event(s);
 	spin_unlock_irqrestore(&s->lock, flags);
 }
 
 /**
- * tern_sched_init() - set up the feeder of one engine
+ * tern_sched_ctx_init() - bind a context to an engine's scheduler
+ * @sched: the scheduler
+ * @sctx: the context's scheduling state; @sctx->ops, tag and timeout are
+ *	set by the caller
+ * @priority: DRM_TERN_PRIORITY_*
+ * @weight: share weight, 1 .. DRM_TERN_WEIGHT_MAX
+ */
+void tern_sched_ctx_init(struct tern_sched *sched, struct tern_sched_ctx *sctx,
+			 unsigned int priority, u32 weight)
+{
+	unsigned long flags;
+
+	sctx->sched = sched;
+	INIT_LIST_HEAD(&sctx->cancelled);
+	sctx->cancel_error = 0;
+	sctx->in_slots = 0;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	tern_policy_entity_add(&sched->policy, &sctx->entity, priority,
+			       weight * TERN_POLICY_WEIGHT_SCALE);
+	spin_unlock_irqrestore(&sched->lock, flags);
+}
+
+/**
+ * tern_sched_ctx_fini() - unbind a context whose jobs are all done
+ * @sctx: the context
+ */
+void tern_sched_ctx_fini(struct tern_sched_ctx *sctx)
+{
+	struct tern_sched *s = sctx->sched;
+	unsigned long flags;
+
+	spin_lock_irqsave(&s->lock, flags);
+	WARN_ON(sctx->in_slots || !list_empty(&sctx->cancelled));
+	tern_policy_entity_remove(&s->policy, &sctx->entity);
+	spin_unlock_irqrestore(&s->lock, flags);
+}
+
+/**
+ * tern_sched_get_params() - the scheduler's tunables
+ * @sched: the scheduler
+ * @params: filled in
+ */
+void tern_sched_get_params(struct tern_sched *sched,
+			   struct tern_sched_params *params)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	params->mode = sched->policy.mode;
+	params->quantum_us = div_u64(sched->policy.quantum_ns, NSEC_PER_USEC);
+	params->starve_ms = div_u64(sched->policy.starve_ns, NSEC_PER_MSEC);
+	spin_unlock_irqrestore(&sched->lock, flags);
+}
+
+/**
+ * tern_sched_set_params() - change the scheduler's tunables
+ * @sched: the scheduler
+ * @params: new values, in range
+ *
+ * Takes effect at the next decision; the queues are kept (both policies
+ * share them).  A preemption already requested completes.
+ */
+void tern_sched_set_params(struct tern_sched *sched,
+			   const struct tern_sched_params *params)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	sched->policy.mode = params->mode;
+	sched->policy.quantum_ns = (u64)params->quantum_us * NSEC_PER_USEC;
+	sched->policy.starve_ns = max((u64)params->starve_ms * NSEC_PER_MSEC,
+				      sched->policy.quantum_ns);
+	tern_sched_event(sched);
+	spin_unlock_irqrestore(&sched->lock, flags);
+}
+
+static bool tern_sched_raw_idle(struct tern_sched *s)
+{
+	unsigned long flags;
+	bool idle;
+
+	spin_lock_irqsave(&s->lock, flags);
+	idle = !s->inflight || s->stopped;
+	spin_unlock_irqrestore(&s->lock, flags);
+	return idle;
+}
+
+static bool tern_sched_raw_slot_done(struct tern_sched *s, unsigned int slot)
+{
+	return TERN_SLOT_STATE_OF(tern_engine_slot_state(s->eng, slot)) ==
+	       TERN_SLOT_STATE_DONE || READ_ONCE(s->stopped);
+}
+
+/* Wait for @slot to go DONE, retire it; 0, or -errno. */
+static int tern_sched_raw_wait(struct tern_sched *s, unsigned int slot)
+{
+	struct tern_slot_result res;
+
+	if (!wait_event_timeout(s->raw_wait, tern_sched_raw_slot_done(s, slot),
+				TERN_RAW_RUN_TIMEOUT))
+		return -ETIMEDOUT;
+	if (READ_ONCE(s->stopped))
+		return -ENODEV;
+	tern_engine_slot_result(s->eng, slot, &res);
+	tern_engine_slot_ack(s->eng, slot);
+	return res.outcome == TERN_OUTCOME_COMPLETED ? 0 : -EIO;
+}
+
+/**
+ * tern_sched_raw_run() - run buffers on an engine, bypassing the scheduler
+ * @sched: the scheduler of the engine
+ * @desc: the slot description of a buffer that completes without faults
+ *	(a kernel-owned NOP buffer)
+ * @count: how many runs
+ * @pipelined: keep both slots full and time the whole batch; otherwise run
+ *	one at a time and time each (doorbell to waiter woken by the
+ *	interrupt)
+ * @total_ns: out: time of all runs
+ * @sample_ns: out, unless @pipelined: @count round-trip times
+ *
+ * Measures what the device and the interrupt path cost without the
+ * scheduler (debugfs raw_nop, for benchmarks).  Waits for the engine's slots
+ * to drain and feeds nothing while it runs; sleeps.
+ *
+ * Return: 0, -EBUSY if the engine is lent already, -ENODEV if the device
+ * is gone, -ETIMEDOUT or -EIO if a run did not complete (the engine is then
+ * reset).
+ */
+int tern_sched_raw_run(struct tern_sched *sched,
+		       const struct tern_slot_desc *desc, unsigned int count,
+		       bool pipelined, u64 *total_ns, u64 *sample_ns)
+{
+	struct tern_slot_desc d = *desc;
+	unsigned int started = 0, done = 0, head = 0;
+	unsigned long flags;
+	u64 t0, start = 0;
+	int ret = 0;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	if (sched->stopped || sched->raw) {
+		ret = sched->stopped ? -ENODEV : -EBUSY;
+		spin_unlock_irqrestore(&sched->lock, flags);
+		return ret;
+	}
+	WRITE_ONCE(sched->raw, true);
+	spin_unlock_irqrestore(&sched->lock, flags);
+
+	/* the scheduler's jobs finish; no new one starts */
+	wait_event(sched->raw_wait, tern_sched_raw_idle(sched));
+	if (READ_ONCE(sched->stopped)) {
+		ret = -ENODEV;
+		goto out;
+	}
+
+	t0 = ktime_get_ns();
+	while (done < count) {
+		while (started < count &&
+		       started - done < (pipelined ? TERN_SLOTS_PER_ENGINE : 1)) {
+			d.seqno = ++sched->hw_seqno;
+			start = ktime_get_ns();
+			tern_engine_program_slot(sched->eng,
+						 (head + started - done) % 2, &d);
+			started++;
+		}
+		ret = tern_sched_raw_wait(sched, head);
+		if (ret)
+			break;
+		if (!pipelined)
+			sample_ns[done] = ktime_get_ns() - start;
+		head = !head;
+		done++;
+	}
+	*total_ns = ktime_get_ns() - t0;
+
+	if (ret && ret != -ENODEV) {
+		mutex_lock(&sched->tdev->reset_lock);
+		if (tern_engine_reset(sched->eng))
+			drm_err(&sched->tdev->drm, "engine %u: reset failed\n",
+				sched->eng->id);
+		mutex_unlock(&sched->tdev->reset_lock);
+	}
+out:
+	spin_lock_irqsave(&sched->lock, flags);
+	WRITE_ONCE(sched->raw, false);
+	tern_sched_event(sched);
+	spin_unlock_irqrestore(&sched->lock, flags);
+	return ret;
+}
+
+/**
+ * tern_sched_init() - set up the scheduler of one engine
  * @tdev: the device
- * @sched: the feeder to initialise
+ * @sched: the scheduler to initialise
  * @eng: its engine, initialised, interrupts masked
  * @ops: drm_sched backend operations of the job layer
  *
@@ -410,13 +900,20 @@ int tern_sched_init(struct tern_device *tdev, struct tern_sched *sched,
 		.name = "tern",
 		.dev = tdev->drm.dev,
 	};
+	struct tern_sched_params params;
 
 	sched->tdev = tdev;
 	sched->eng = eng;
 	spin_lock_init(&sched->lock);
-	INIT_LIST_HEAD(&sched->queue);
+	tern_sched_default_params(&params);
+	tern_policy_init(&sched->policy, params.mode,
+			 (u64)params.quantum_us * NSEC_PER_USEC,
+			 (u64)params.starve_ms * NSEC_PER_MSEC);
+	init_waitqueue_head(&sched->raw_wait);
 	INIT_WORK(&sched->done_work, tern_sched_done_work);
 	INIT_DELAYED_WORK(&sched->watchdog, tern_sched_watchdog);
+	hrtimer_init(&sched->quantum_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	sched->quantum_timer.function = tern_sched_quantum_expired;
 	atomic_set(&sched->ctx_count, 0);
 
 	tern_engine_set_irq_handler(eng, tern_sched_irq, sched);
@@ -425,7 +922,7 @@ int tern_sched_init(struct tern_device *tdev, struct tern_sched *sched,
 
 /**
  * tern_sched_start() - let the engine interrupt
- * @sched: the feeder
+ * @sched: the scheduler
  */
 void tern_sched_start(struct tern_sched *sched)
 {
@@ -434,11 +931,11 @@ void tern_sched_start(struct tern_sched *sched)
 
 /**
  * tern_sched_stop() - the device is going away: cancel everything
- * @sched: the feeder
+ * @sched: the scheduler
  *
  * Called at PCI remove while the registers are still mapped.  After it,
- * the feeder never touches the device again; jobs pushed later signal
- * -ENODEV at once.  Fences of jobs in the FIFO or in slots signal -ENODEV.
+ * the scheduler never touches the device again; jobs pushed later signal
+ * -ENODEV at once.  Fences of jobs in the queues or in slots signal -ENODEV.
  */
 void tern_sched_stop(struct tern_sched *sched)
 {
@@ -446,9 +943,11 @@ void tern_sched_stop(struct tern_sched *sched)
 
 	tern_engine_disable_irqs(sched->eng);
 	spin_lock_irqsave(&sched->lock, flags);
-	sched->stopped = true;
+	WRITE_ONCE(sched->stopped, true);
 	spin_unlock_irqrestore(&sched->lock, flags);
+	wake_up_all(&sched->raw_wait);
 
+	hrtimer_cancel(&sched->quantum_timer);
 	cancel_work_sync(&sched->done_work);
 	cancel_delayed_work_sync(&sched->watchdog);
 
@@ -458,8 +957,8 @@ void tern_sched_stop(struct tern_sched *sched)
 }
 
 /**
- * tern_sched_fini() - tear down the feeder's drm_sched
- * @sched: the feeder, stopped, with no entity left
+ * tern_sched_fini() - tear down the scheduler's drm_sched
+ * @sched: the scheduler, stopped, with no entity left
  *
  * Called when the DRM device is released.  Jobs whose fences signalled may
  * still wait for free_job on the scheduler workqueue: the caller drains that
@@ -475,27 +974,37 @@ static const char *const tern_slot_state_names[] = {
 };
 
 /**
- * tern_sched_debugfs_show() - print the feeder's state
- * @sched: the feeder
+ * tern_sched_debugfs_show() - print the scheduler's state
+ * @sched: the scheduler
  * @p: where to print
  */
 void tern_sched_debugfs_show(struct tern_sched *sched, struct drm_printer *p)
 {
+	struct tern_sched_preempt_stats *st = &sched->preempt;
 	struct tern_sched_job *job;
 	unsigned long flags;
 	unsigned int i;
 
 	spin_lock_irqsave(&sched->lock, flags);
-	drm_printf(p, "engine %u: %s%s%s, %u in slots, %u queued, contexts %d\n",
+	drm_printf(p, "engine %u: %s%s%s%s%s, %u in slots, %u queued, contexts %d\n",
 		   sched->eng->id,
 		   sched->eng->class == TERN_ENG_CLASS_COPY ? "copy" : "compute",
 		   sched->stopped ? ", stopped" : "",
-		   sched->resetting ? ", resetting" : "", sched->inflight,
+		   sched->resetting ? ", resetting" : "",
+		   sched->preempting ? ", preempting" : "",
+		   sched->raw ? ", lent" : "", sched->inflight,
 		   sched->queued, atomic_read(&sched->ctx_count));
+	drm_printf(p, "  policy %s quantum_us %llu starve_ms %llu\n",
+		   tern_sched_mode_name(sched->policy.mode),
+		   div_u64(sched->policy.quantum_ns, NSEC_PER_USEC),
+		   div_u64(sched->policy.starve_ns, NSEC_PER_MSEC));
 	drm_printf(p, "  run %llu completed %llu faults %llu resets %llu irqs %lld hw_seqno %u\n",
 		   sched->jobs_run, sched->jobs_completed, sched->faults,
 		   sched->resets, (long long)atomic64_read(&sched->eng->irq_count),
 		   sched->hw_seqno);
+	drm_printf(p, "  preempt requested %llu served %llu jobs %llu",
+		   st->requested, st->served, st->jobs);
+	drm_printf(p, " latency_ns last %llu max %llu\n", st->last_ns, st->max_ns);
 	if (!sched->stopped) {
 		drm_printf(p, "  status 0x%08x progress %u busy_ns %llu writeback %u\n",
 			   tern_eng_read(sched->eng, TERN_ENG_STATUS),
@@ -503,16 +1012,17 @@ void tern_sched_debugfs_show(struct tern_sched *sched, struct drm_printer *p)
 			   tern_engine_busy_ns(sched->eng),
 			   READ_ONCE(*sched->eng->writeback));
 		for (i = 0; i < TERN_SLOTS_PER_ENGINE; i++) {
-			u32 st = tern_engine_slot_state(sched->eng, i);
+			u32 state = tern_engine_slot_state(sched->eng, i);
 
 			job = sched->slot[i];
 			drm_printf(p, "  slot %u: %s outcome %u", i,
-				   tern_slot_state_names[TERN_SLOT_STATE_OF(st) & 3],
-				   TERN_SLOT_OUTCOME_OF(st));
+				   tern_slot_state_names[TERN_SLOT_STATE_OF(state) & 3],
+				   TERN_SLOT_OUTCOME_OF(state));
 			if (job)
-				drm_printf(p, " ctx %u job %u hw_seqno %u size %u",
+				drm_printf(p, " ctx %u job %u hw_seqno %u size %u%s",
 					   job->ctx->tag, job->seqno,
-					   job->desc.seqno, job->desc.buf_size);
+					   job->desc.seqno, job->desc.buf_size,
+					   job->resume ? " resumed" : "");
 			drm_printf(p, "\n");
 		}
 	}
@@ -520,21 +1030,61 @@ void tern_sched_debugfs_show(struct tern_sched *sched, struct drm_printer *p)
 }
 
 /**
- * tern_sched_debugfs_show_queue() - print the jobs waiting in the FIFO
- * @sched: the feeder
+ * tern_sched_debugfs_show_queue() - print the contexts bound to an engine
+ * @sched: the scheduler
  * @p: where to print
  */
 void tern_sched_debugfs_show_queue(struct tern_sched *sched,
 				   struct drm_printer *p)
 {
-	struct tern_sched_job *job;
+	struct tern_policy_entity *e;
 	unsigned long flags;
 
 	spin_lock_irqsave(&sched->lock, flags);
 	drm_printf(p, "engine %u: %u queued\n", sched->eng->id, sched->queued);
-	list_for_each_entry(job, &sched->queue, link)
-		drm_printf(p, "  ctx %u job %u size %u%s\n",
-			   job->ctx->tag, job->seqno, job->desc.buf_size,
-			   job->error || job->ctx->cancel_error ? " (cancel)" : "");
+	list_for_each_entry(e, &sched->policy.entities, link) {
+		struct tern_sched_ctx *ctx = to_sched_ctx(e);
+
+		drm_printf(p, "  ctx %u prio %u weight %u queued %u vtime %llu run_ns %llu%s\n",
+			   ctx->tag, e->prio, e->weight / TERN_POLICY_WEIGHT_SCALE,
+			   e->queued, e->vtime, e->run_ns,
+			   ctx->cancel_error ? " cancelled" : "");
+	}
+	spin_unlock_irqrestore(&sched->lock, flags);
+}
+
+/**
+ * tern_sched_debugfs_show_latency() - print the recorded preemption latencies
+ * @sched: the scheduler
+ * @p: where to print, one "<engine> <ns>" line each, oldest first
+ */
+void tern_sched_debugfs_show_latency(struct tern_sched *sched,
+				     struct drm_printer *p)
+{
+	struct tern_sched_preempt_stats *st = &sched->preempt;
+	unsigned long flags;
+	u64 first, i;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	first = st->samples > TERN_PREEMPT_LATENCY_SAMPLES ?
+		st->samples - TERN_PREEMPT_LATENCY_SAMPLES : 0;
+	for (i = first; i < st->samples; i++)
+		drm_printf(p, "%u %llu\n", sched->eng->id,
+			   st->sample[i % TERN_PREEMPT_LATENCY_SAMPLES]);
+	spin_unlock_irqrestore(&sched->lock, flags);
+}
+
+/**
+ * tern_sched_clear_latency() - forget the recorded preemption latencies
+ * @sched: the scheduler
+ */
+void tern_sched_clear_latency(struct tern_sched *sched)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	sched->preempt.samples = 0;
+	sched->preempt.last_ns = 0;
+	sched->preempt.max_ns = 0;
 	spin_unlock_irqrestore(&sched->lock, flags);
 }

@@ -5,13 +5,16 @@
 #ifndef __TERN_SCHED_H__
 #define __TERN_SCHED_H__
 
+#include <linux/hrtimer.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 
 #include <drm/gpu_scheduler.h>
 
 #include "tern_engine.h"
+#include "tern_policy.h"
 
 struct dma_fence;
 struct drm_printer;
@@ -20,15 +23,18 @@ struct tern_sched_ctx;
 struct tern_sched_job;
 
 /**
- * struct tern_sched_ctx_ops - how the feeder reports to the context layer
+ * struct tern_sched_ctx_ops - how the scheduler reports to the context layer
  * @completed: a job of the context completed on the device
  * @faulted: a job of the context faulted; @fault holds the latched registers
  * @hung: a job of the context made no progress for the context's timeout
  *	and the engine was reset
  * @reset: a job of the context was on the engine when it was reset for
- *	another context; it is run again from the start
+ *	another context; it runs again (from where it was last preempted, or
+ *	from the start)
+ * @preempted: a running job of the context was preempted after @run_ns of
+ *	device time; it resumes later where it stopped
  *
- * All are called with the feeder's lock held and interrupts off: they may
+ * All are called with the scheduler's lock held and interrupts off: they may
  * only update counters and spinlock-protected state.
  */
 struct tern_sched_ctx_ops {
@@ -38,68 +44,130 @@ struct tern_sched_ctx_ops {
 			const struct tern_fault_info *fault, u64 run_ns);
 	void (*hung)(struct tern_sched_ctx *sctx, struct tern_sched_job *job);
 	void (*reset)(struct tern_sched_ctx *sctx, struct tern_sched_job *job);
+	void (*preempted)(struct tern_sched_ctx *sctx, struct tern_sched_job *job,
+			  u64 run_ns);
 };
 
 /**
- * struct tern_sched_ctx - the feeder's view of a context
+ * struct tern_sched_ctx - the scheduler's view of a context
  * @ops: callbacks into the context layer
- * @sched: the engine feeder the context is bound to
+ * @sched: the engine scheduler the context is bound to
+ * @entity: the context on the engine's policy: priority, weight, virtual
+ *	time and the queue of its ready jobs
+ * @cancelled: jobs of a cancelled context, or with an error of their own,
+ *	waiting to be signalled with their error once no earlier job of the
+ *	context is in a slot (so the context's fences signal in order)
  * @tag: value for SLOT_CTX_TAG, unique on the device
- * @timeout: no-progress time after which a job counts as hung, jiffies
- * @cancel_error: under the feeder's lock; once non-zero, jobs of the context
- *	that did not start are cancelled with this error instead of run
+ * @timeout_ns: no-progress time after which a job counts as hung
+ * @cancel_error: once non-zero, jobs of the context that did not start are
+ *	cancelled with this error instead of run
+ * @in_slots: jobs of the context in the engine's slots
+ *
+ * Everything but @ops, @tag and @timeout_ns is protected by the scheduler's
+ * lock.
  */
 struct tern_sched_ctx {
 	const struct tern_sched_ctx_ops *ops;
 	struct tern_sched *sched;
+	struct tern_policy_entity entity;
+	struct list_head cancelled;
 	u32 tag;
-	unsigned long timeout;
+	u64 timeout_ns;
 	int cancel_error;
+	unsigned int in_slots;
 };
 
 /**
- * struct tern_sched_job - the feeder's view of a job
- * @link: in the feeder's queue
- * @fence: the hardware fence, signalled by the feeder (its lock is the
- *	feeder's lock)
+ * struct tern_sched_job - the scheduler's view of a job
+ * @pjob: the job on the policy (its link is also used in
+ *	&tern_sched_ctx.cancelled)
+ * @fence: the hardware fence, signalled by the scheduler (its lock is the
+ *	scheduler's lock)
  * @ctx: the job's context
- * @desc: what goes into the slot (the feeder fills in @desc.seqno)
+ * @desc: what goes into the slot (the scheduler fills in @desc.seqno and
+ *	the RESUME flag); @desc.resume is the job's resume record
  * @cmd: CPU address of the DMA buffer, for devcoredumps
  * @seqno: the job's seqno in its context (for reports)
- * @error: if non-zero when the job reaches the head of the queue, it is not
- *	run and its fence signals with this error
+ * @error: if non-zero when the job is picked, it is not run and its fence
+ *	signals with this error
+ * @resume: the job was preempted: its next run continues from the record
+ * @preemptions: times the job was preempted
  */
 struct tern_sched_job {
-	struct list_head link;
+	struct tern_policy_job pjob;
 	struct dma_fence *fence;
 	struct tern_sched_ctx *ctx;
 	struct tern_slot_desc desc;
 	const u32 *cmd;
 	u32 seqno;
 	int error;
+	bool resume;
+	u32 preemptions;
+};
+
+/* Size and alignment of a job's resume record (docs/hardware.md 11.3). */
+#define TERN_RESUME_RECORD_SIZE	64
+
+/* Preemption latencies kept per engine for debugfs. */
+#define TERN_PREEMPT_LATENCY_SAMPLES	1024
+
+/**
+ * struct tern_sched_preempt_stats - preemptions of one engine
+ * @requested: preemption requests written to ENG_PREEMPT
+ * @served: requests the engine served
+ * @jobs: running jobs that went PREEMPTED (the others ended first)
+ * @last_ns: latency of the last served request
+ * @max_ns: largest latency
+ * @sample: ring of the last latencies, ns
+ * @samples: latencies recorded since the last clear; the ring holds the
+ *	last min(@samples, TERN_PREEMPT_LATENCY_SAMPLES)
+ */
+struct tern_sched_preempt_stats {
+	u64 requested;
+	u64 served;
+	u64 jobs;
+	u64 last_ns;
+	u64 max_ns;
+	u64 sample[TERN_PREEMPT_LATENCY_SAMPLES];
+	u64 samples;
 };
 
 /**
- * struct tern_sched - the in-order feeder of one engine
+ * struct tern_sched - the scheduler of one engine
  * @tdev: the device
  * @eng: the engine it feeds
  * @drm: drm_sched instance resolving job dependencies; its run_job hands
  *	ready jobs to tern_sched_push()
- * @lock: protects everything below, and is the lock of the job fences
- * @queue: ready jobs waiting for a slot, in order
+ * @lock: protects everything below, the policy and every
+ *	&tern_sched_ctx bound to the engine; it is the lock of the job fences
+ * @policy: what runs next (tern_policy.c)
  * @slot: job in each hardware slot, NULL if the slot is FREE
  * @order: slots in doorbell order; @order[0] is the one running
  * @inflight: number of occupied slots
- * @hw_seqno: last value written to a slot's SEQNO
+ * @hw_seqno: last value written to a slot's SEQNO for a new run
  * @stopped: the device is gone: nothing is programmed any more
  * @resetting: an engine reset is in progress: nothing is programmed
- * @done_work: bottom half of the engine's interrupt
- * @watchdog: polls progress (hang detection) and slots (lost interrupts)
- * @progress: last sample of TERN_ENG_PROGRESS
- * @progress_stamp: jiffies when @progress last moved
+ * @raw: the engine is lent to tern_sched_raw_run(): nothing is programmed
+ * @raw_wait: tern_sched_raw_run() waits here for the slots to drain and
+ *	for its runs
+ * @raw_irq: interrupts taken while the engine is lent
+ * @done_work: the scheduler's event handler: retires DONE slots, refills,
+ *	decides on preemption
+ * @watchdog: polls progress (hang detection), slots (lost interrupts) and
+ *	starvation
+ * @quantum_timer: wakes @done_work when the running job's quantum expires
+ * @progress: hang predicate state of the running job
+ * @run_start_ns: ENG_BUSY_NS when the running job started
+ * @preempting: a preemption request is outstanding: nothing is programmed
+ *	until both slots are DONE
+ * @preempt_start_ns: ktime of the outstanding request
+ * @preempt_irq_ns: ktime of the last PREEMPT_DONE interrupt
+ * @preempt_ctx_tag: context of the job running at the request (for tracing)
+ * @preempt_seqno: its seqno
+ * @preempt: preemption counters and latencies
  * @ctx_count: contexts bound to the engine, for placement
- * @queued: jobs in @queue
- * @jobs_run: jobs programmed into a slot
+ * @queued: ready jobs on the policy
+ * @jobs_run: runs programmed into a slot (a resumed job counts again)
  * @jobs_completed: jobs that completed
  * @faults: faults reported by the engine
  * @resets: engine resets after a hang
@@ -110,18 +178,29 @@ struct tern_sched {
 	struct drm_gpu_scheduler drm;
 
 	spinlock_t lock; /* see above */
-	struct list_head queue;
+	struct tern_policy policy;
 	struct tern_sched_job *slot[TERN_SLOTS_PER_ENGINE];
 	unsigned int order[TERN_SLOTS_PER_ENGINE];
 	unsigned int inflight;
 	u32 hw_seqno;
 	bool stopped;
 	bool resetting;
+	bool raw;
+	wait_queue_head_t raw_wait;
+	atomic_t raw_irq;
 
 	struct work_struct done_work;
 	struct delayed_work watchdog;
-	u32 progress;
-	unsigned long progress_stamp;
+	struct hrtimer quantum_timer;
+	struct tern_policy_progress progress;
+	u64 run_start_ns;
+
+	bool preempting;
+	u64 preempt_start_ns;
+	u64 preempt_irq_ns;
+	u32 preempt_ctx_tag;
+	u32 preempt_seqno;
+	struct tern_sched_preempt_stats preempt;
 
 	atomic_t ctx_count;
 	unsigned int queued;
@@ -129,6 +208,24 @@ struct tern_sched {
 	u64 jobs_completed;
 	u64 faults;
 	u64 resets;
+};
+
+/* Ranges of the tunables (module parameters and debugfs). */
+#define TERN_QUANTUM_US_MAX	1000000u
+#define TERN_STARVE_MS_MAX	100000u
+
+/**
+ * struct tern_sched_params - tunables of the scheduler
+ * @mode: &enum tern_policy_mode
+ * @quantum_us: time slice inside a priority class, device us
+ * @starve_ms: starvation bound of lower classes, device ms
+ *
+ * All u32, so that debugfs can set any of them by offset.
+ */
+struct tern_sched_params {
+	u32 mode;
+	u32 quantum_us;
+	u32 starve_ms;
 };
 
 int tern_sched_init(struct tern_device *tdev, struct tern_sched *sched,
@@ -139,10 +236,25 @@ void tern_sched_stop(struct tern_sched *sched);
 void tern_sched_fini(struct tern_sched *sched);
 void tern_sched_fence_init(struct tern_sched *sched, struct dma_fence *fence,
 			   u64 context, u64 seqno);
+void tern_sched_ctx_init(struct tern_sched *sched, struct tern_sched_ctx *sctx,
+			 unsigned int priority, u32 weight);
+void tern_sched_ctx_fini(struct tern_sched_ctx *sctx);
 void tern_sched_push(struct tern_sched *sched, struct tern_sched_job *job);
 void tern_sched_ctx_cancel(struct tern_sched_ctx *sctx, int error);
+const char *tern_sched_mode_name(int mode);
+void tern_sched_default_params(struct tern_sched_params *params);
+void tern_sched_get_params(struct tern_sched *sched,
+			   struct tern_sched_params *params);
+void tern_sched_set_params(struct tern_sched *sched,
+			   const struct tern_sched_params *params);
+int tern_sched_raw_run(struct tern_sched *sched,
+		       const struct tern_slot_desc *desc, unsigned int count,
+		       bool pipelined, u64 *total_ns, u64 *sample_ns);
 void tern_sched_debugfs_show(struct tern_sched *sched, struct drm_printer *p);
 void tern_sched_debugfs_show_queue(struct tern_sched *sched,
 				   struct drm_printer *p);
+void tern_sched_debugfs_show_latency(struct tern_sched *sched,
+				     struct drm_printer *p);
+void tern_sched_clear_latency(struct tern_sched *sched);
 
 #endif /* __TERN_SCHED_H__ */

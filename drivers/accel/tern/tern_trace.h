@@ -68,23 +68,20 @@ TRACE_EVENT(tern_job_complete,
 		      __entry->seqno, __entry->outcome, __entry->run_ns)
 );
 
-/* events about one job of one engine: the job's context tag and seqno */
-DECLARE_EVENT_CLASS(tern_engine_job,
-		    TP_PROTO(u32 engine, u32 ctx_tag, u32 seqno),
-		    TP_ARGS(engine, ctx_tag, seqno),
-		    TP_STRUCT__entry(__field(u32, engine)
-				     __field(u32, ctx_tag)
-				     __field(u32, seqno)),
-		    TP_fast_assign(__entry->engine = engine;
-				   __entry->ctx_tag = ctx_tag;
-				   __entry->seqno = seqno;),
-		    TP_printk("engine=%u ctx=%u seqno=%u",
-			      __entry->engine, __entry->ctx_tag, __entry->seqno)
-);
-
-DEFINE_EVENT(tern_engine_job, tern_job_preempt,
-	     TP_PROTO(u32 engine, u32 ctx_tag, u32 seqno),
-	     TP_ARGS(engine, ctx_tag, seqno)
+TRACE_EVENT(tern_job_preempt,
+	    TP_PROTO(u32 engine, u32 ctx_tag, u32 seqno, u64 latency_ns),
+	    TP_ARGS(engine, ctx_tag, seqno, latency_ns),
+	    TP_STRUCT__entry(__field(u32, engine)
+			     __field(u32, ctx_tag)
+			     __field(u32, seqno)
+			     __field(u64, latency_ns)),
+	    TP_fast_assign(__entry->engine = engine;
+			   __entry->ctx_tag = ctx_tag;
+			   __entry->seqno = seqno;
+			   __entry->latency_ns = latency_ns;),
+	    TP_printk("engine=%u ctx=%u seqno=%u latency_ns=%llu",
+		      __entry->engine, __entry->ctx_tag, __entry->seqno,
+		      __entry->latency_ns)
 );
 
 TRACE_EVENT(tern_job_fault,
@@ -108,11 +105,17 @@ TRACE_EVENT(tern_job_fault,
 		      __entry->kind, __entry->addr, __entry->offset)
 );
 
-DEFINE_EVENT_PRINT(tern_engine_job, tern_engine_reset,
-		   TP_PROTO(u32 engine, u32 ctx_tag, u32 seqno),
-		   TP_ARGS(engine, ctx_tag, seqno),
-		   TP_printk("engine=%u guilty ctx=%u seqno=%u",
-			     __entry->engine, __entry->ctx_tag, __entry->seqno)
+TRACE_EVENT(tern_engine_reset,
+	    TP_PROTO(u32 engine, u32 ctx_tag, u32 seqno),
+	    TP_ARGS(engine, ctx_tag, seqno),
+	    TP_STRUCT__entry(__field(u32, engine)
+			     __field(u32, ctx_tag)
+			     __field(u32, seqno)),
+	    TP_fast_assign(__entry->engine = engine;
+			   __entry->ctx_tag = ctx_tag;
+			   __entry->seqno = seqno;),
+	    TP_printk("engine=%u guilty ctx=%u seqno=%u",
+		      __entry->engine, __entry->ctx_tag, __entry->seqno)
 );
 
 #endif /* __TERN_TRACE_H__ */
