@@ -51,16 +51,18 @@
  * - &tern_context.submit_lock (seqno, arm and push of a job)
  * - reservation objects of the VM and the BOs (ww-locked together)
  * - &tern_device.contexts_lock (debugfs list)
+ * - &tern_device.sched_params_lock (debugfs writes of the scheduler's
+ *   tunables), or the raw_nop lock of debugfs then &tern_device.reset_lock
  *
  * and, with interrupts off:
  *
- * - &tern_sched.lock (the scheduler's queues, policy and slots; lock of the hardware
- *   fences)
+ * - &tern_sched.lock (the scheduler's queues, policy and slots; lock of the
+ *   hardware fences)
  * - &tern_context.state_lock (a context's state and counters)
  * - &tern_device.latch_lock (latching counter reads)
  *
- * &tern_device.reset_lock is taken alone, by the watchdog around an engine
- * reset.  Nothing sleeps under the spinlocks; the scheduler's completion work
+ * &tern_device.reset_lock is taken around an engine reset, by the watchdog
+ * (holding nothing else) or by debugfs raw_nop.  Nothing sleeps under the spinlocks; the scheduler's completion work
  * and watchdog run on the ordered &tern_device.wq and never concurrently.
  */
 
