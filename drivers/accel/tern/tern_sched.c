@@ -814,8 +814,8 @@ static int tern_sched_raw_wait(struct tern_sched *s, unsigned int slot)
  * to drain and feeds nothing while it runs; sleeps.
  *
  * Return: 0, -EBUSY if the engine is lent already, -ENODEV if the device
- * is gone, -ETIMEDOUT or -EIO if a run did not complete (the engine is then
- * reset).
+ * is gone, -ERESTARTSYS if a signal came while the slots drained,
+ * -ETIMEDOUT or -EIO if a run did not complete (the engine is then reset).
  */
 int tern_sched_raw_run(struct tern_sched *sched,
 		       const struct tern_slot_desc *desc, unsigned int count,
@@ -837,7 +837,10 @@ int tern_sched_raw_run(struct tern_sched *sched,
 	spin_unlock_irqrestore(&sched->lock, flags);
 
 	/* the scheduler's jobs finish; no new one starts */
-	wait_event(sched->raw_wait, tern_sched_raw_idle(sched));
+	ret = wait_event_interruptible(sched->raw_wait,
+				       tern_sched_raw_idle(sched));
+	if (ret)
+		goto out;
 	if (READ_ONCE(sched->stopped)) {
 		ret = -ENODEV;
 		goto out;
