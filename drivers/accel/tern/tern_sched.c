@@ -1035,22 +1035,29 @@ void tern_sched_debugfs_show(struct tern_sched *sched, struct drm_printer *p)
 /**
  * tern_sched_debugfs_show_queue() - print the contexts bound to an engine
  * @sched: the scheduler
- * @p: where to print
+ * @p: where to print: per context its class, weight, ready jobs, virtual
+ *	time, device time charged and share of the device time charged to
+ *	the engine's current contexts
  */
 void tern_sched_debugfs_show_queue(struct tern_sched *sched,
 				   struct drm_printer *p)
 {
 	struct tern_policy_entity *e;
 	unsigned long flags;
+	u64 total = 0;
 
 	spin_lock_irqsave(&sched->lock, flags);
 	drm_printf(p, "engine %u: %u queued\n", sched->eng->id, sched->queued);
+	list_for_each_entry(e, &sched->policy.entities, link)
+		total += e->run_ns;
 	list_for_each_entry(e, &sched->policy.entities, link) {
 		struct tern_sched_ctx *ctx = to_sched_ctx(e);
 
-		drm_printf(p, "  ctx %u prio %u weight %u queued %u vtime %llu run_ns %llu%s\n",
+		drm_printf(p, "  ctx %u prio %u weight %u queued %u vtime %llu",
 			   ctx->tag, e->prio, e->weight / TERN_POLICY_WEIGHT_SCALE,
-			   e->queued, e->vtime, e->run_ns,
+			   e->queued, e->vtime);
+		drm_printf(p, " run_ns %llu share_permille %llu%s\n", e->run_ns,
+			   total ? div64_u64(e->run_ns * 1000, total) : 0,
 			   ctx->cancel_error ? " cancelled" : "");
 	}
 	spin_unlock_irqrestore(&sched->lock, flags);
