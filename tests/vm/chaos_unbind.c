@@ -13,12 +13,11 @@
  *
  * tern-vm: timeout=300
  */
-#include <dirent.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 
-#include "core_test.h"
+#include "chaos_test.h"
 
 #define VA	0x100000ull
 #define BO_SIZE	(2ull << 20)
@@ -26,83 +25,19 @@
 static struct drm_tern_get_info info;
 static char node[300] = TERN_TEST_NODE;	/* where the device is now */
 
-static bool write_file(const char *path, const char *s)
-{
-	FILE *f = fopen(path, "w");
-	bool ok;
-
-	if (!f)
-		return false;
-	ok = fputs(s, f) >= 0;
-	return !fclose(f) && ok;
-}
-
-/* sysfs path of the PCI function tern is bound to */
-static bool tern_pci_dev(char *path, size_t len)
-{
-	const char *dir = "/sys/bus/pci/drivers/tern";
-	struct dirent *de;
-	bool found = false;
-	DIR *d = opendir(dir);
-
-	while (d && !found && (de = readdir(d))) {
-		if (!strchr(de->d_name, ':'))
-			continue;
-		snprintf(path, len, "/sys/bus/pci/devices/%s", de->d_name);
-		found = true;
-	}
-	if (d)
-		closedir(d);
-	return found;
-}
-
-/* The node of the (one) tern device, once it is there: 4 s at most. */
-static bool find_node(void)
-{
-	struct dirent *de;
-	int i;
-
-	for (i = 0; i < 400; i++) {
-		DIR *d = opendir("/dev/accel");
-		bool found = false;
-
-		while (d && !found && (de = readdir(d))) {
-			if (strncmp(de->d_name, "accel", 5))
-				continue;
-			snprintf(node, sizeof(node), "/dev/accel/%s", de->d_name);
-			found = true;
-		}
-		if (d)
-			closedir(d);
-		if (found)
-			return true;
-		usleep(10000);
-	}
-	return false;
-}
-
+/* Once the device is back: does it run a job?  (Its info is kept for the clients.) */
 static bool device_works(void)
 {
-	uint32_t dw[8], n = 0, ctx, bo, so;
-	volatile uint32_t *mem;
 	int fd;
 	bool ok;
 
-	if (!find_node())
+	if (!core_find_node(node, sizeof(node), 4000))
 		return false;
 	fd = open(node, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	ok = !core_get_info(fd, &info) && !ctx_create(fd, 1, 0, 0, &ctx) &&
-	     !core_bo(fd, 4096, VA, &bo, (void **)&mem);
-	so = syncobj_new(fd);
-	pkt_write_imm(dw, &n, VA + 16, 0x4eb1d);
-	ok = ok && !submit(fd, ctx, dw, n, &bo, 1, 0, so, NULL) &&
-	     !syncobj_wait(fd, so, 30000) && mem[4] == 0x4eb1d;
-	if (ok)
-		munmap((void *)mem, 4096);
-	close(fd);
-	return ok;
+	ok = fd >= 0 && !core_get_info(fd, &info);
+	if (fd >= 0)
+		close(fd);
+	return ok && core_device_works(node, 0x4eb1d);
 }
 
 /*
@@ -112,7 +47,7 @@ static bool device_works(void)
  */
 static void busy_client(int ready)
 {
-	uint32_t dw[8], n, ctx[DRM_TERN_MAX_ENGINES], bo, so, e, j = 0;
+	uint32_t ctx[DRM_TERN_MAX_ENGINES], bo, so, e;
 	volatile uint32_t *mem;
 	int fd = open(node, O_RDWR | O_CLOEXEC), ret, sync_fd = -1;
 
@@ -124,20 +59,7 @@ static void busy_client(int ready)
 		if (ctx_create(fd, 1, info.engine_class[e], 0, &ctx[e]))
 			_exit(3);
 	so = syncobj_new(fd);
-	for (;;) {
-		n = 0;
-		pkt_spin(dw, &n, 1000);
-		pkt_write_imm(dw, &n, VA, j);
-		ret = submit(fd, ctx[j++ % info.engine_count], dw, n, &bo, 1, 0, so, NULL);
-		if (j == 32 && write(ready, "r", 1) != 1)
-			_exit(5);
-		if (ret == -EAGAIN) {
-			usleep(2000);
-			continue;
-		}
-		if (ret)
-			break;
-	}
+	ret = chaos_keep_busy(fd, ctx, info.engine_count, bo, VA, so, ready);
 	if (ret != -ENODEV)
 		_exit(10 + -ret);
 	/* the fence of the last queued job has signalled, or signals at once */
@@ -153,14 +75,13 @@ static void busy_client(int ready)
 
 int main(void)
 {
-	const char *c = getenv("TERN_CHAOS_CYCLES");
-	int cycles = c ? atoi(c) : 4, cyc, i, status;
+	int cycles = chaos_cycles(), cyc, i, status;
 	int clean = 0, removed = 0, back = 0, lingered = 0;
 	long shmem0 = -1, slab0 = -1, shmem1, slab1;
 	char dev[512], path[600];
 
 	tap_plan(7);
-	if (!tap_ok(device_works() && tern_pci_dev(dev, sizeof(dev)),
+	if (!tap_ok(device_works() && core_pci_dev(dev, sizeof(dev)),
 		    "the device works; find its PCI function"))
 		return tap_exit_status();
 	snprintf(path, sizeof(path), "%s/remove", dev);
@@ -183,7 +104,7 @@ int main(void)
 			if (read(p[0], &ch, 1) != 1)
 				break;
 		close(p[0]);
-		if (!write_file(path, "1"))
+		if (!core_write_file(path, "1"))
 			break;
 		removed++;
 		for (i = 0; i < 3; i++) {
@@ -195,7 +116,7 @@ int main(void)
 					 WIFEXITED(status) ? "exit" : "signal",
 					 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 		}
-		if (!write_file("/sys/bus/pci/rescan", "1") || !device_works())
+		if (!core_write_file("/sys/bus/pci/rescan", "1") || !device_works())
 			break;
 		back++;
 		/* the old device must be gone: else the new one gets another minor */
@@ -204,7 +125,7 @@ int main(void)
 			tap_diag("cycle %d: the old device outlived its removal: the new one is %s",
 				 cyc, node);
 		}
-		if (!tern_pci_dev(dev, sizeof(dev)))
+		if (!core_pci_dev(dev, sizeof(dev)))
 			break;
 		snprintf(path, sizeof(path), "%s/remove", dev);
 		if (cyc == 0) {
@@ -215,11 +136,12 @@ int main(void)
 	/* leave the device at its usual node for the tests that follow */
 	for (i = 0; lingered && i < 30 && strcmp(node, TERN_TEST_NODE); i++) {
 		sleep(1);
-		if (!tern_pci_dev(dev, sizeof(dev)))
+		if (!core_pci_dev(dev, sizeof(dev)))
 			break;
 		snprintf(path, sizeof(path), "%s/remove", dev);
-		if (!write_file(path, "1") || (sleep(1), !write_file("/sys/bus/pci/rescan", "1")) ||
-		    !find_node())
+		if (!core_write_file(path, "1") ||
+		    (sleep(1), !core_write_file("/sys/bus/pci/rescan", "1")) ||
+		    !core_find_node(node, sizeof(node), 4000))
 			break;
 	}
 	shmem1 = meminfo_kb("Shmem");
@@ -236,19 +158,6 @@ int main(void)
 	       "(%d of %d cycles it was not)", lingered, cycles);
 	tap_ok(back == cycles, "after every rescan the device runs a correct job (%d of %d)",
 	       back, cycles);
-	tap_ok(shmem0 >= 0 && shmem1 <= shmem0 + 1024,
-	       "no buffer object leaked (Shmem %+ld kB over %d cycles)", shmem1 - shmem0,
-	       cycles - 1);
-	/*
-	 * On the debug kernel KASAN's quarantine keeps freed objects in the
-	 * slabs: SUnreclaim says nothing there, soak_kmemleak does the job.
-	 */
-	if (!access("/sys/kernel/debug/kmemleak", F_OK))
-		tap_skip("SUnreclaim %+ld kB: no measure on the debug kernel (soak_kmemleak is)",
-			 slab1 - slab0);
-	else
-		tap_ok(slab0 >= 0 && slab1 <= slab0 + 2048,
-		       "no kernel memory leaked beyond noise (SUnreclaim %+ld kB over %d cycles)",
-		       slab1 - slab0, cycles - 1);
+	chaos_leak_checks(shmem0, shmem1, slab0, slab1, cycles);
 	return tap_exit_status();
 }

@@ -31,17 +31,22 @@ static inline int ctx_create(int fd, uint32_t prio, uint32_t class,
 	return ret;
 }
 
-/* A compute context on engine @engine (others are created and destroyed). */
-static inline int ctx_create_on(int fd, uint32_t timeout_ms, uint32_t engine,
-				uint32_t *handle)
+/*
+ * A context of @prio and @class on engine @engine: contexts are created
+ * until one lands there (the driver picks the engine), the others are
+ * destroyed again.
+ */
+static inline int ctx_create_class_on(int fd, uint32_t prio, uint32_t class,
+				      uint32_t timeout_ms, uint32_t engine,
+				      uint32_t *handle)
 {
 	uint32_t spare[16], nspare = 0;
 	int ret = -ENODEV;
 
 	while (nspare < 16) {
 		struct drm_tern_context_create c = {
-			.priority = DRM_TERN_PRIORITY_NORMAL,
-			.engine_class = DRM_TERN_ENGINE_CLASS_COMPUTE,
+			.priority = prio,
+			.engine_class = class,
 			.timeout_ms = timeout_ms,
 		};
 
@@ -61,6 +66,15 @@ static inline int ctx_create_on(int fd, uint32_t timeout_ms, uint32_t engine,
 		mem_ioctl(fd, DRM_IOCTL_TERN_CONTEXT_DESTROY, &d);
 	}
 	return ret;
+}
+
+/* A normal compute context on engine @engine. */
+static inline int ctx_create_on(int fd, uint32_t timeout_ms, uint32_t engine,
+				uint32_t *handle)
+{
+	return ctx_create_class_on(fd, DRM_TERN_PRIORITY_NORMAL,
+				   DRM_TERN_ENGINE_CLASS_COMPUTE, timeout_ms,
+				   engine, handle);
 }
 
 static inline int ctx_destroy(int fd, uint32_t handle)
@@ -174,6 +188,17 @@ static inline void pkt_spin(uint32_t *dw, uint32_t *n, uint32_t us)
 	dw[(*n)++] = us;
 }
 
+/* wait (device side) until the u32 at @va is >= @value, @timeout_us at most */
+static inline void pkt_wait_mem(uint32_t *dw, uint32_t *n, uint64_t va,
+				uint32_t value, uint32_t timeout_us)
+{
+	dw[(*n)++] = TERN_PKT_HEADER(TERN_OP_WAIT_MEM, TERN_PKT_DWORDS_WAIT_MEM);
+	dw[(*n)++] = (uint32_t)va;
+	dw[(*n)++] = (uint32_t)(va >> 32);
+	dw[(*n)++] = value;
+	dw[(*n)++] = timeout_us;
+}
+
 static inline void pkt_gemm(uint32_t *dw, uint32_t *n, uint64_t a, uint64_t b,
 			    uint64_t c, uint32_t m, uint32_t nn, uint32_t k)
 {
@@ -223,6 +248,93 @@ static inline bool core_debugfs_path(const char *name, char *path, size_t len)
 	}
 	closedir(d);
 	return found;
+}
+
+/* Write @s to the file @path (sysfs, debugfs, procfs): true on success. */
+static inline bool core_write_file(const char *path, const char *s)
+{
+	FILE *f = fopen(path, "w");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fputs(s, f) >= 0;
+	return !fclose(f) && ok;
+}
+
+/* sysfs path of the (first) PCI function tern is bound to, or false. */
+static inline bool core_pci_dev(char *path, size_t len)
+{
+	const char *dir = "/sys/bus/pci/drivers/tern";
+	struct dirent *de;
+	bool found = false;
+	DIR *d = opendir(dir);
+
+	while (d && !found && (de = readdir(d))) {
+		if (!strchr(de->d_name, ':'))
+			continue;
+		snprintf(path, len, "/sys/bus/pci/devices/%s", de->d_name);
+		found = true;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/*
+ * The node of the (first) accel device in @node, once there is one: @ms at
+ * most.  A device that comes back (reload, rescan) while the old one is
+ * still held gets another minor.
+ */
+static inline bool core_find_node(char *node, size_t len, int ms)
+{
+	int64_t end = now_ns() + (int64_t)ms * 1000000;
+	struct dirent *de;
+
+	do {
+		DIR *d = opendir("/dev/accel");
+		bool found = false;
+
+		while (d && !found && (de = readdir(d))) {
+			if (strncmp(de->d_name, "accel", 5))
+				continue;
+			snprintf(node, len, "/dev/accel/%s", de->d_name);
+			found = true;
+		}
+		if (d)
+			closedir(d);
+		if (found)
+			return true;
+		usleep(10000);
+	} while (now_ns() < end);
+	return false;
+}
+
+/*
+ * Does the device at @node run a job on a fresh file, which writes @magic,
+ * within 30 s?  The file is closed again (its CPU mapping too, which would
+ * hold the file and the module).
+ */
+static inline bool core_device_works(const char *node, uint32_t magic)
+{
+	const uint64_t va = 0x100000;
+	uint32_t dw[8], n = 0, ctx, bo, so;
+	volatile uint32_t *mem;
+	int fd = open(node, O_RDWR | O_CLOEXEC);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = !ctx_create(fd, DRM_TERN_PRIORITY_NORMAL, DRM_TERN_ENGINE_CLASS_COMPUTE, 0, &ctx) &&
+	     !core_bo(fd, 4096, va, &bo, (void **)&mem);
+	so = syncobj_new(fd);
+	pkt_write_imm(dw, &n, va + 8, magic);
+	ok = ok && !submit(fd, ctx, dw, n, &bo, 1, 0, so, NULL) &&
+	     !syncobj_wait(fd, so, 30000) && mem[2] == magic;
+	if (ok)
+		munmap((void *)mem, 4096);
+	close(fd);
+	return ok;
 }
 
 /* Number of contexts the device has (debugfs), or -1. */

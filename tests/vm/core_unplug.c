@@ -7,42 +7,11 @@
  *
  * tern-vm: timeout=120
  */
-#include <dirent.h>
 #include <poll.h>
 
 #include "core_test.h"
 
 #define VA	0x100000ull
-
-static bool write_file(const char *path, const char *s)
-{
-	FILE *f = fopen(path, "w");
-	bool ok;
-
-	if (!f)
-		return false;
-	ok = fputs(s, f) >= 0;
-	return !fclose(f) && ok;
-}
-
-/* sysfs path of the PCI function tern is bound to */
-static bool tern_pci_dev(char *path, size_t len)
-{
-	const char *dir = "/sys/bus/pci/drivers/tern";
-	struct dirent *de;
-	bool found = false;
-	DIR *d = opendir(dir);
-
-	while (d && !found && (de = readdir(d))) {
-		if (!strchr(de->d_name, ':'))
-			continue;
-		snprintf(path, len, "/sys/bus/pci/devices/%s", de->d_name);
-		found = true;
-	}
-	if (d)
-		closedir(d);
-	return found;
-}
 
 int main(void)
 {
@@ -57,7 +26,7 @@ int main(void)
 
 	tap_plan(9);
 	fd = tern_test_open();
-	if (!tap_ok(fd >= 0 && tern_pci_dev(dev, sizeof(dev)),
+	if (!tap_ok(fd >= 0 && core_pci_dev(dev, sizeof(dev)),
 		    "open the device and find its PCI function") ||
 	    ctx_create(fd, 1, 0, 0, &ctx) || core_bo(fd, 4096, VA, &bo, &mem))
 		return tap_exit_status();
@@ -76,7 +45,7 @@ int main(void)
 
 	snprintf(remove, sizeof(remove), "%s/remove", dev);
 	t0 = now_ns();
-	tap_ok(write_file(remove, "1"), "remove the PCI device");
+	tap_ok(core_write_file(remove, "1"), "remove the PCI device");
 	pfd.fd = sync_fd;
 	pfd.events = POLLIN;
 	ret = poll(&pfd, 1, 3000);
@@ -92,7 +61,7 @@ int main(void)
 	tap_ok(!close(fd), "close the file");
 	close(sync_fd);
 
-	tap_ok(write_file("/sys/bus/pci/rescan", "1"), "rescan the bus");
+	tap_ok(core_write_file("/sys/bus/pci/rescan", "1"), "rescan the bus");
 	for (i = 0; i < 100 && access(TERN_TEST_NODE, F_OK); i++)
 		usleep(20000);
 	fd = tern_test_open();

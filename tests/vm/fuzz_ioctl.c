@@ -176,6 +176,20 @@ static int xioctl(int fd, unsigned long req, void *arg)
 /* ---- user pointers ---- */
 enum ptr_kind { PTR_VALID, PTR_NULL, PTR_HOLE, PTR_STRADDLE, PTR_KINDS };
 
+/*
+ * What a syncobj ioctl on one handle answers once its flags and count are
+ * good: EFAULT when the handle array is not readable (@kh), ENOENT for a
+ * handle the file does not have.  True when the call gets past both.
+ */
+static bool ex_handle(struct expect *e, enum ptr_kind kh, bool valid)
+{
+	if (kh != PTR_VALID)
+		ex(e, EFAULT);
+	else if (!valid)
+		ex(e, ENOENT);
+	return kh == PTR_VALID && valid;
+}
+
 static enum ptr_kind pick_ptr(struct worker *w, unsigned int bad_pct)
 {
 	return chance(w, bad_pct) ? 1 + below(w, PTR_KINDS - 1) : PTR_VALID;
@@ -983,11 +997,7 @@ static void op_syncobj(struct worker *w, struct file *f)
 		if (chance(w, 6)) {
 			wt.flags |= 1u << (4 + below(w, 28));
 			ex(&e, EINVAL);
-		} else if (kh != PTR_VALID) {
-			ex(&e, EFAULT);
-		} else if (!valid) {
-			ex(&e, ENOENT);
-		} else {
+		} else if (ex_handle(&e, kh, valid)) {
 			ex(&e, OK);
 			ex(&e, ETIME);
 			if (!(wt.flags & DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT))
@@ -1013,11 +1023,7 @@ static void op_syncobj(struct worker *w, struct file *f)
 		} else if (chance(w, 5)) {
 			a.count_handles = 0;
 			ex(&e, EINVAL);
-		} else if (kh != PTR_VALID) {
-			ex(&e, EFAULT);
-		} else if (!valid) {
-			ex(&e, ENOENT);
-		} else {
+		} else if (ex_handle(&e, kh, valid)) {
 			ex(&e, OK);
 			ex(&e, ENOMEM);
 		}
@@ -1040,11 +1046,7 @@ static void op_syncobj(struct worker *w, struct file *f)
 		} else if (chance(w, 5)) {
 			a.count_handles = 0;
 			ex(&e, EINVAL);
-		} else if (kh != PTR_VALID) {
-			ex(&e, EFAULT);
-		} else if (!valid) {
-			ex(&e, ENOENT);
-		} else {
+		} else if (ex_handle(&e, kh, valid)) {
 			ex(&e, OK);
 			ex(&e, ENOMEM);
 		}
@@ -1069,11 +1071,7 @@ static void op_syncobj(struct worker *w, struct file *f)
 		if (chance(w, 6)) {
 			wt.flags |= 1u << (4 + below(w, 28));
 			ex(&e, EINVAL);
-		} else if (kh != PTR_VALID) {
-			ex(&e, EFAULT);
-		} else if (!valid) {
-			ex(&e, ENOENT);
-		} else {
+		} else if (ex_handle(&e, kh, valid)) {
 			ex(&e, OK);
 			ex(&e, ETIME);
 			ex(&e, EINVAL);	/* no fence at the point yet */

@@ -20,20 +20,6 @@
 #define VA2	0x400000ull
 #define MAX_K	64
 
-static bool put(const char *file, const char *val)
-{
-	char path[256];
-	FILE *f;
-	bool ok;
-
-	snprintf(path, sizeof(path), "%s", file);
-	f = fopen(path, "w");
-	if (!f)
-		return false;
-	ok = fputs(val, f) >= 0;
-	return !fclose(f) && ok;
-}
-
 static long get(const char *file)
 {
 	char buf[64] = "";
@@ -53,11 +39,11 @@ static bool arm(int k)
 	char v[32];
 
 	if (!k)
-		return put("/proc/thread-self/make-it-fail", "0");
+		return core_write_file("/proc/thread-self/make-it-fail", "0");
 	snprintf(v, sizeof(v), "%d", k);
-	return put(FS "interval", v) && put(FS "times", "1") &&
-	       put(FS "probability", "100") &&
-	       put("/proc/thread-self/make-it-fail", "1");
+	return core_write_file(FS "interval", v) && core_write_file(FS "times", "1") &&
+	       core_write_file(FS "probability", "100") &&
+	       core_write_file("/proc/thread-self/make-it-fail", "1");
 }
 
 /* Did the armed failure happen? (times counts down when it does) */
@@ -170,8 +156,8 @@ int main(void)
 	x.fd = tern_test_open();
 	if (!tap_ok(x.fd >= 0 && !core_bo(x.fd, 4096, VA, &x.bo, (void **)&x.mem) &&
 		    !ctx_create(x.fd, 1, 0, 0, &x.ctx) && (x.so = syncobj_new(x.fd)) &&
-		    put(FS "task-filter", "Y") && put(FS "ignore-gfp-wait", "N") &&
-		    put(FS "verbose", "0") && put(FS "space", "0"),
+		    core_write_file(FS "task-filter", "Y") && core_write_file(FS "ignore-gfp-wait", "N") &&
+		    core_write_file(FS "verbose", "0") && core_write_file(FS "space", "0"),
 		    "set up a file and failslab for this task"))
 		return tap_exit_status();
 
@@ -202,7 +188,7 @@ int main(void)
 		}
 	}
 	arm(0);
-	put(FS "probability", "0");
+	core_write_file(FS "probability", "0");
 	tap_diag("%lu allocations failed on purpose, %lu calls returned ENOMEM", injected, enomem);
 	tap_ok(injected > 0, "allocation failures were injected (%lu)", injected);
 	tap_ok(!other, "every failing call returned ENOMEM or succeeded (%lu other)", other);

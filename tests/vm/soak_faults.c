@@ -43,48 +43,8 @@ static struct drm_tern_get_info info;
 static int ctx_on_engine(int fd, uint32_t prio, uint32_t timeout_ms,
 			 unsigned int engine, uint32_t *h)
 {
-	if (info.engine_class[engine] == DRM_TERN_ENGINE_CLASS_COPY) {
-		struct drm_tern_context_create c = {
-			.priority = prio, .engine_class = DRM_TERN_ENGINE_CLASS_COPY,
-			.timeout_ms = timeout_ms,
-		};
-		int ret = mem_ioctl(fd, DRM_IOCTL_TERN_CONTEXT_CREATE, &c);
-
-		if (!ret && c.engine != engine) {
-			ctx_destroy(fd, c.handle);
-			return -ENODEV;
-		}
-		*h = c.handle;
-		return ret;
-	}
-	if (prio == DRM_TERN_PRIORITY_NORMAL)
-		return ctx_create_on(fd, timeout_ms, engine, h);
-	/* another priority: create until one lands on the engine */
-	{
-		uint32_t spare[16], n = 0;
-		int ret = -ENODEV;
-
-		while (n < 16) {
-			struct drm_tern_context_create c = {
-				.priority = prio,
-				.engine_class = DRM_TERN_ENGINE_CLASS_COMPUTE,
-				.timeout_ms = timeout_ms,
-			};
-
-			ret = mem_ioctl(fd, DRM_IOCTL_TERN_CONTEXT_CREATE, &c);
-			if (ret)
-				break;
-			if (c.engine == engine) {
-				*h = c.handle;
-				break;
-			}
-			spare[n++] = c.handle;
-			ret = -ENODEV;
-		}
-		while (n)
-			ctx_destroy(fd, spare[--n]);
-		return ret;
-	}
+	return ctx_create_class_on(fd, prio, info.engine_class[engine], timeout_ms,
+				   engine, h);
 }
 
 /* Background innocent: fill its BO with a new pattern, check every word. */

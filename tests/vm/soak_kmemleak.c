@@ -9,20 +9,9 @@
  *
  * tern-vm: timeout=120
  */
-#include "tern_test.h"
+#include "core_test.h"
 
 #define KMEMLEAK "/sys/kernel/debug/kmemleak"
-
-static bool kmemleak_cmd(const char *cmd)
-{
-	FILE *f = fopen(KMEMLEAK, "w");
-	bool ok;
-
-	if (!f)
-		return false;
-	ok = fputs(cmd, f) >= 0;
-	return !fclose(f) && ok;
-}
 
 static bool ours(const char *block)
 {
@@ -52,7 +41,8 @@ int main(void)
 		return tap_exit_status();
 	}
 	/* two scans: an object must stay unreferenced for a while */
-	tap_ok(kmemleak_cmd("scan") && (sleep(6), kmemleak_cmd("scan")), "scan for leaks");
+	tap_ok(core_write_file(KMEMLEAK, "scan") &&
+	       (sleep(6), core_write_file(KMEMLEAK, "scan")), "scan for leaks");
 	f = fopen(KMEMLEAK, "r");
 	block[0] = 0;
 	while (f) {
@@ -83,6 +73,6 @@ int main(void)
 	tap_ok(f && !mine, "no leak on a tern, DRM, scheduler, dma-buf or syncobj path (%d)",
 	       mine);
 	/* others once reported stay out of later scans */
-	kmemleak_cmd("clear");
+	core_write_file(KMEMLEAK, "clear");
 	return tap_exit_status();
 }
