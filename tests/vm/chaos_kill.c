@@ -10,6 +10,12 @@
  * their buffer objects are freed (Shmem in /proc/meminfo back to where it
  * was) and the device runs a correct job.
  *
+ * Queues only fill if a client submits faster than the engines finish
+ * its jobs: the clients that must fill them make each job last at least
+ * four times what submitting one job to every engine has cost them so far
+ * (2 ms, or more on a slow guest such as a KASAN kernel), so that they
+ * reach the limit whatever the guest's speed.
+ *
  * TERN_CHAOS_CYCLES (default 4) scales the number of rounds.
  *
  * tern-vm: timeout=300
@@ -18,7 +24,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
-#include "core_test.h"
+#include "chaos_test.h"
 
 #define VA		0x100000ull
 #define BO_SIZE		(4ull << 20)	/* per dying client: a leak shows */
@@ -29,9 +35,22 @@ enum { ST_START, ST_SUBMITTING, ST_WAITING, ST_DONE };
 struct shared {
 	volatile int state[8];
 	volatile unsigned long submits[8];
+	volatile uint32_t spin_us[8];	/* of the last job submitted */
 };
 static struct shared *sh;
 static struct drm_tern_get_info info;
+
+/*
+ * Device time of a job of a client that must fill its queues: four times
+ * what one round of submits (one job per engine) cost so far, 2 ms at least,
+ * 200 ms at most.  @elapsed_ns of submitting, @jobs submitted.
+ */
+static uint32_t fill_spin_us(int64_t elapsed_ns, uint32_t jobs)
+{
+	int64_t us = jobs ? 4 * elapsed_ns / 1000 * info.engine_count / jobs : 0;
+
+	return us < 2000 ? 2000 : us > 200000 ? 200000 : (uint32_t)us;
+}
 
 /* A client with all engines busy; returns what it did, or exits. */
 static void client(int id, int mode)
@@ -39,6 +58,7 @@ static void client(int id, int mode)
 	uint32_t dw[16], n, ctx[DRM_TERN_MAX_ENGINES], bo, so, e, j = 0;
 	volatile uint32_t *mem;
 	int fd = tern_test_open();
+	int64_t t0;
 
 	if (fd < 0 || core_bo(fd, BO_SIZE, VA, &bo, (void **)&mem))
 		_exit(2);
@@ -49,11 +69,13 @@ static void client(int id, int mode)
 			_exit(3);
 	so = syncobj_new(fd);
 	sh->state[id] = ST_SUBMITTING;
+	t0 = now_ns();
 	for (;;) {
 		int ret;
 
 		n = 0;
-		pkt_spin(dw, &n, mode == 0 ? 50 : 2000);
+		sh->spin_us[id] = mode == 0 ? 50 : fill_spin_us(now_ns() - t0, j);
+		pkt_spin(dw, &n, sh->spin_us[id]);
 		pkt_write_imm(dw, &n, VA + 4 * (j % 1024), j);
 		ret = submit(fd, ctx[j % info.engine_count], dw, n, &bo, 1, 0, so, NULL);
 		j++;
@@ -113,43 +135,31 @@ static void *innocent_main(void *p)
 	return NULL;
 }
 
-/* Wait (60 s at most) until client @id reaches @state; false if it died. */
-static bool wait_state(int id, pid_t pid, int state, unsigned long submits)
-{
-	int i, status;
+enum { REACHED, LATE, ENDED };
 
-	for (i = 0; i < 60000; i++) {
+/*
+ * Wait (120 s at most) until client @id reaches @state: REACHED, LATE (it
+ * still runs) or ENDED (it ended before, and was reaped).
+ */
+static int wait_state(int id, pid_t pid, int state, unsigned long submits)
+{
+	int64_t end = now_ns() + 120000000000ll;
+	int status;
+
+	do {
 		if (sh->state[id] == state && sh->submits[id] >= submits)
-			return true;
+			return REACHED;
 		if (waitpid(pid, &status, WNOHANG) == pid) {
 			tap_diag("client %d ended early: %s %d", id,
 				 WIFEXITED(status) ? "exit" : "signal",
 				 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-			return false;
+			return ENDED;
 		}
 		usleep(1000);
-	}
-	return false;
-}
-
-static bool device_works(void)
-{
-	uint32_t dw[8], n = 0, ctx, bo, so;
-	volatile uint32_t *mem;
-	int fd = tern_test_open();
-	bool ok;
-
-	if (fd < 0)
-		return false;
-	ok = !ctx_create(fd, 1, 0, 0, &ctx) && !core_bo(fd, 4096, VA, &bo, (void **)&mem);
-	so = syncobj_new(fd);
-	pkt_write_imm(dw, &n, VA + 8, 0xc4a05);
-	ok = ok && !submit(fd, ctx, dw, n, &bo, 1, 0, so, NULL) &&
-	     !syncobj_wait(fd, so, 30000) && mem[2] == 0xc4a05;
-	if (ok)
-		munmap((void *)mem, 4096);
-	close(fd);
-	return ok;
+	} while (now_ns() < end);
+	tap_diag("client %d: still in state %d after %lu submits, not in %d", id,
+		 sh->state[id], sh->submits[id], state);
+	return LATE;
 }
 
 /* Shmem back to at most @base + @slack_kb, waiting for deferred frees. */
@@ -169,9 +179,9 @@ static long shmem_settles(long base, long slack_kb)
 
 int main(void)
 {
-	const char *c = getenv("TERN_CHAOS_CYCLES");
-	int cycles = c ? atoi(c) : 4, cyc, m, status, ctx_base;
+	int cycles = chaos_cycles(), cyc, m, status, ctx_base;
 	unsigned long killed_submit = 0, killed_wait = 0, closed_full = 0, odd = 0;
+	uint32_t spin_max = 0;
 	struct innocent in = { 0 };
 	pthread_t t;
 	long shmem0, shmem1;
@@ -199,7 +209,7 @@ int main(void)
 		return tap_exit_status();
 
 	for (cyc = 0; cyc < cycles; cyc++) {
-		bool alive[3] = { true, true, true };
+		int got[3];
 		pid_t pid[3];
 
 		for (m = 0; m < 3; m++) {
@@ -210,20 +220,28 @@ int main(void)
 				client(m, m);
 		}
 		/* mode 0: killed while it streams submits */
-		alive[0] = wait_state(0, pid[0], ST_SUBMITTING, 20);
-		if (alive[0])
+		got[0] = wait_state(0, pid[0], ST_SUBMITTING, 20);
+		if (got[0] == REACHED)
 			kill(pid[0], SIGKILL);
 		/* mode 1: killed while blocked in a wait behind full queues */
-		alive[1] = wait_state(1, pid[1], ST_WAITING, 0);
-		if (alive[1]) {
+		got[1] = wait_state(1, pid[1], ST_WAITING, 0);
+		if (got[1] == REACHED) {
 			usleep(20000);
 			kill(pid[1], SIGKILL);
 		}
+		/* mode 2: closes its file once its queues are full */
+		got[2] = wait_state(2, pid[2], ST_DONE, 0);
 		for (m = 0; m < 3; m++) {
-			if (!alive[m]) {
+			if (got[m] != REACHED) {
 				odd++;
+				if (got[m] == LATE) {
+					kill(pid[m], SIGKILL);
+					waitpid(pid[m], &status, 0);
+				}
 				continue;
 			}
+			if (m && sh->spin_us[m] > spin_max)
+				spin_max = sh->spin_us[m];
 			waitpid(pid[m], &status, 0);
 			if (m < 2 && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
 				m == 0 ? killed_submit++ : killed_wait++;
@@ -237,8 +255,8 @@ int main(void)
 	pthread_join(t, NULL);
 
 	tap_diag("%d rounds: %lu killed mid-submit, %lu killed mid-wait, %lu closed with full "
-		 "queues; the innocent ran %lu jobs", cycles, killed_submit, killed_wait,
-		 closed_full, in.jobs);
+		 "queues (jobs of up to %u us); the innocent ran %lu jobs", cycles, killed_submit,
+		 killed_wait, closed_full, spin_max, in.jobs);
 	tap_ok(killed_submit == (unsigned long)cycles && killed_wait == (unsigned long)cycles &&
 	       closed_full == (unsigned long)cycles && !odd,
 	       "every client died or closed as planned (%lu did not)", odd);
@@ -251,6 +269,7 @@ int main(void)
 	       "their %d x 4 MiB of buffer objects are freed (Shmem %ld kB, was %ld kB)",
 	       3 * cycles, shmem1, shmem0);
 	close(in.fd);
-	tap_ok(device_works(), "the device runs a correct job afterwards");
+	tap_ok(core_device_works(TERN_TEST_NODE, 0xc4a05),
+	       "the device runs a correct job afterwards");
 	return tap_exit_status();
 }

@@ -6,11 +6,19 @@
  * takes); every job's result is in memory and each context's jobs
  * completed in order.
  *
- * All jobs are queued behind a gate (a job on the copy engine) before any
- * starts.  While they run, debugfs is sampled: whenever an engine has jobs
+ * All jobs are queued behind a gate (a job on the copy engine that waits
+ * for a word in memory) and the gate is opened once every process has
+ * submitted all of its jobs, so that how fast the guest submits does not
+ * matter.  While they run, debugfs is sampled: whenever an engine has jobs
  * waiting in its queue, both of its slots must be occupied.  The engines'
  * busy time is also compared with the time from the gate's opening to the
- * last completion (loosely: the device model shares the host's CPUs).
+ * last completion.
+ *
+ * A job's length is scaled with what the driver costs per job in this
+ * guest (measured first: jobs that do nearly nothing, queued behind a
+ * gate, run back to back), at least 2 ms: on a debug kernel (KASAN,
+ * lockdep) the jobs get longer instead of the engines idle, and on the
+ * usual kernel nothing changes.
  *
  * tern-vm: timeout=120
  */
@@ -18,10 +26,48 @@
 
 #include "core_test.h"
 
-#define VA	0x100000ull
-#define PROCS	4
-#define JOBS	60	/* per context, two contexts per process */
-#define SPIN_US	2000
+#define VA		0x100000ull
+#define PROCS		4
+#define JOBS		60	/* per context, two contexts per process */
+#define SPIN_MIN_US	2000
+#define SPIN_MAX_US	50000
+#define COST_JOBS	32
+#define GATE_US		10000000	/* the longest WAIT_MEM */
+
+/*
+ * What the driver costs per job here, in ns (or -1): COST_JOBS jobs that
+ * do nearly nothing, on one context, behind a gate (a WAIT_MEM on the copy
+ * engine for the word at VA + 4); the time from opening the gate until the
+ * last one completed, per job.
+ */
+static int64_t driver_ns_per_job(int fd, uint32_t copy, uint32_t bo,
+				 volatile uint32_t *mem)
+{
+	uint32_t dw[16], n = 0, ctx, gate = syncobj_new(fd), last = syncobj_new(fd), i;
+	int64_t t0, t;
+	int ret = 0;
+
+	if (ctx_create(fd, DRM_TERN_PRIORITY_NORMAL, DRM_TERN_ENGINE_CLASS_COMPUTE, 0,
+		       &ctx))
+		return -1;
+	mem[1] = 0;
+	mem[2] = 0;
+	pkt_wait_mem(dw, &n, VA + 4, 1, GATE_US);
+	ret = submit(fd, copy, dw, n, &bo, 1, 0, gate, NULL);
+	for (i = 0; !ret && i < COST_JOBS; i++) {
+		n = 0;
+		pkt_write_imm(dw, &n, VA + 8, i + 1);
+		ret = submit(fd, ctx, dw, n, &bo, 1, i ? 0 : gate, last, NULL);
+	}
+	t0 = now_ns();
+	__sync_synchronize();
+	mem[1] = 1;
+	if (ret || syncobj_wait(fd, last, 60000) || mem[2] != COST_JOBS)
+		return -1;
+	t = now_ns() - t0;
+	ctx_destroy(fd, ctx);
+	return t / COST_JOBS;
+}
 
 /*
  * One sample of debugfs "engines": per engine, jobs in slots and queued.
@@ -79,11 +125,21 @@ static int engines_busy(unsigned long long *busy, int max)
 	return n;
 }
 
-static int child(int gate_fd, int done_pipe)
+struct child_args {
+	int gate_fd;		/* the gate syncobj, shared as a syncobj fd */
+	int report;		/* to the parent: 'r' set up, 's' submitted, 'x' failed */
+	int go;			/* from the parent: the gate job is submitted */
+	int done;		/* to the parent: time of the last completion */
+	uint32_t spin_us;
+	int wait_ms;
+};
+
+static int child(const struct child_args *a)
 {
 	uint32_t dw[16], n, ctx[2] = { 0, 0 }, bo = 0, so[2], gate = 0, j, c;
 	volatile uint32_t *mem;
 	int64_t end;
+	char ch;
 	int fd = tern_test_open();
 
 	if (fd < 0 || ctx_create(fd, 1, 0, 0, &ctx[0]) ||
@@ -93,13 +149,14 @@ static int child(int gate_fd, int done_pipe)
 	memset((void *)mem, 0, 4096);
 	so[0] = syncobj_new(fd);
 	so[1] = syncobj_new(fd);
-	gate = syncobj_new(fd);
-	if (drmSyncobjImportSyncFile(fd, gate, gate_fd))
+	if (drmSyncobjFDToHandle(fd, a->gate_fd, &gate))
 		return 3;
+	if (write(a->report, "r", 1) != 1 || read(a->go, &ch, 1) != 1)
+		return 9;
 	for (j = 0; j < JOBS; j++) {
 		for (c = 0; c < 2; c++) {
 			n = 0;
-			pkt_spin(dw, &n, SPIN_US);
+			pkt_spin(dw, &n, a->spin_us);
 			/* the context's running counter, and this job's own word */
 			pkt_write_imm(dw, &n, VA + 4 * c, j + 1);
 			pkt_write_imm(dw, &n, VA + 64 + 4 * (c * JOBS + j),
@@ -109,10 +166,12 @@ static int child(int gate_fd, int done_pipe)
 				return 4;
 		}
 	}
-	if (syncobj_wait(fd, so[0], 20000) || syncobj_wait(fd, so[1], 20000))
+	if (write(a->report, "s", 1) != 1)
+		return 9;
+	if (syncobj_wait(fd, so[0], a->wait_ms) || syncobj_wait(fd, so[1], a->wait_ms))
 		return 5;
 	end = now_ns();
-	if (write(done_pipe, &end, sizeof(end)) != sizeof(end))
+	if (write(a->done, &end, sizeof(end)) != sizeof(end))
 		return 8;
 	if (mem[0] != JOBS || mem[1] != JOBS)
 		return 6;
@@ -123,46 +182,100 @@ static int child(int gate_fd, int done_pipe)
 	return 0;
 }
 
+/* Run the child; a failure before the gate opened is reported as 'x'. */
+static int child_main(const struct child_args *a)
+{
+	int ret = child(a);
+
+	if (ret && write(a->report, "x", 1) != 1)
+		ret = 10;
+	return ret;
+}
+
+/* Read one answer ('r', 's' or 'x') from each of @n children: how many said @want. */
+static int answers(int fd, int n, char want)
+{
+	int got = 0;
+	char ch;
+
+	while (n-- > 0 && read(fd, &ch, 1) == 1)
+		got += ch == want;
+	return got;
+}
+
 int main(void)
 {
 	unsigned long long b0[8], b1[8];
 	struct drm_tern_get_info info;
+	struct child_args a = { .gate_fd = -1 };
 	uint32_t dw[16], n = 0, copy = 0, bo = 0, gate;
-	int fd, done[2], gate_fd = -1, status, i, ne, bad = 0, full = 0, gap = 0;
+	int fd, report[2], go[2], done[2], status, i, ne, bad = 0, full = 0, gap = 0;
+	int ready, queued;
 	unsigned int e;
 	pid_t pid[PROCS];
-	int64_t t_open, end, last = 0, wall;
+	int64_t cost, t_go, t_open, end, last = 0, wall;
 	double util, worst = 1.0;
-	void *mem;
+	volatile uint32_t *mem;
 
-	tap_plan(6);
+	tap_plan(7);
 	fd = tern_test_open();
-	if (!tap_ok(fd >= 0 && !core_get_info(fd, &info) && !pipe(done) &&
-		    !ctx_create(fd, 1, DRM_TERN_ENGINE_CLASS_COPY, 0, &copy) &&
-		    !core_bo(fd, 4096, VA, &bo, &mem),
+	if (!tap_ok(fd >= 0 && !core_get_info(fd, &info) && !pipe(report) && !pipe(go) &&
+		    !pipe(done) && !ctx_create(fd, 1, DRM_TERN_ENGINE_CLASS_COPY, 0, &copy) &&
+		    !core_bo(fd, 4096, VA, &bo, (void **)&mem),
 		    "open the device"))
 		return tap_exit_status();
+	memset((void *)mem, 0, 4096);
 
-	/* the gate: 1 s on the copy engine */
+	cost = driver_ns_per_job(fd, copy, bo, mem);
+	a.spin_us = cost > 0 ? cost / 1000 * 10 : 0;
+	a.spin_us = a.spin_us < SPIN_MIN_US ? SPIN_MIN_US :
+		    a.spin_us > SPIN_MAX_US ? SPIN_MAX_US : a.spin_us;
+	/* the work of one engine, four times over */
+	a.wait_ms = 30000 + 4 * PROCS * 2 * JOBS * (a.spin_us / 1000) /
+			    (info.compute_engine_count ? info.compute_engine_count : 1);
+	tap_diag("the driver costs %lld us per job here: jobs of %u us",
+		 (long long)cost / 1000, a.spin_us);
+
+	/* the gate: a syncobj the children import, its fence a WAIT_MEM job */
 	gate = syncobj_new(fd);
-	pkt_spin(dw, &n, 1000000);
-	submit(fd, copy, dw, n, &bo, 1, 0, gate, NULL);
-	drmSyncobjExportSyncFile(fd, gate, &gate_fd);
-	ne = engines_busy(b0, 8);
+	if (drmSyncobjHandleToFD(fd, gate, &a.gate_fd))
+		tap_diag("cannot share the gate syncobj: %s", strerror(errno));
+	a.report = report[1];
+	a.go = go[0];
+	a.done = done[1];
 	for (i = 0; i < PROCS; i++) {
 		pid[i] = fork();
 		if (pid[i] == 0)
-			_exit(child(gate_fd, done[1]));
+			_exit(child_main(&a));
 	}
-	if (syncobj_wait(fd, gate, 5000))
-		tap_diag("the gate did not open");
+	close(report[1]);
+	close(go[0]);
+	close(done[1]);
+	ready = answers(report[0], PROCS, 'r');
+	n = 0;
+	pkt_wait_mem(dw, &n, VA, 1, GATE_US);
+	if (submit(fd, copy, dw, n, &bo, 1, 0, gate, NULL))
+		tap_diag("cannot submit the gate");
+	t_go = now_ns();
+	for (i = 0; i < ready; i++)
+		if (write(go[1], "g", 1) != 1)
+			break;
+	queued = answers(report[0], ready, 's');
+	tap_ok(cost > 0 && cost / 1000 < SPIN_MAX_US && ready == PROCS && queued == PROCS &&
+	       syncobj_wait(fd, gate, 0) == -ETIME,
+	       "%d processes queued %d jobs behind the gate in %lld ms (%d set up, %d queued)",
+	       PROCS, PROCS * 2 * JOBS, (long long)(now_ns() - t_go) / 1000000, ready, queued);
+
+	ne = engines_busy(b0, 8);
 	t_open = now_ns();
+	__sync_synchronize();
+	mem[0] = 1;
 	for (i = 0; i < PROCS;) {
 		pid_t p = waitpid(-1, &status, WNOHANG);
 
 		if (p <= 0) {
 			sample_slots(&full, &gap);
-			usleep(2000);
+			usleep(a.spin_us / 2);
 			continue;
 		}
 		i++;
@@ -177,19 +290,19 @@ int main(void)
 	       PROCS, JOBS);
 	tap_ok(ne == (int)info.engine_count && engines_busy(b1, 8) == ne,
 	       "read the engines' busy time");
-	for (e = 0; e < info.compute_engine_count; e++) {
+	for (e = 0; e < info.compute_engine_count && wall > 0; e++) {
 		util = (double)(b1[e] - b0[e]) / (double)wall;
 		tap_diag("engine %u: busy %.0f%% of %lld ms", e, util * 100,
 			 (long long)(wall / 1000000));
 		if (util < worst)
 			worst = util;
 	}
-	tap_ok(info.compute_engine_count >= 2 && worst > 0.0,
+	tap_ok(info.compute_engine_count >= 2 && wall > 0 && worst > 0.0,
 	       "every compute engine worked");
 	tap_ok(full > 10 && !gap,
 	       "with jobs queued, both slots were always in use (%d samples, %d with a free slot)",
 	       full, gap);
-	tap_ok(worst > 0.75, "the engines were busy %.0f%% or more of the time",
+	tap_ok(wall > 0 && worst > 0.75, "the engines were busy %.0f%% or more of the time",
 	       worst * 100);
 
 	close(fd);
