@@ -9,7 +9,9 @@
 # VM tests are grouped by the device options they ask for with a line
 #   tern-vm: device=<-device options> timeout=<seconds>
 # in their source; each group is one boot.  build/vm/groups.txt lists
-# "<group> <device options>" for the host runner.
+# "<group> <device options>" for the host runner.  TERN_VM_TIMEOUT_SCALE
+# (default 1) multiplies every test's time limit: make test-debug sets it
+# for its kernel, on which everything runs several times slower.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -69,7 +71,7 @@ for src in "$TERN_TOP"/tests/vm/*.c; do
 		ngroups=$((ngroups + 1))
 	fi
 	cp "$B/tests/vm/$name" "$ROOT/tern/tests/$name"
-	echo "$name ${limit:-120}" >>"$ROOT/tern/groups/${group_of[$key]}"
+	echo "$name $((${limit:-120} * ${TERN_VM_TIMEOUT_SCALE:-1}))" >>"$ROOT/tern/groups/${group_of[$key]}"
 done
 mv "$VM/groups.txt.new" "$VM/groups.txt"
 # Tools and demo programs, if built.
