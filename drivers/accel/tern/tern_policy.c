@@ -59,6 +59,10 @@
  * In %TERN_POLICY_FIFO mode jobs are picked in arrival order regardless of
  * class and weight, and nothing is preempted: the baseline of benchmarks.
  *
+ * Cost: decisions look only at the entities that have ready jobs
+ * (&tern_policy.ready), so contexts without work cost nothing; a decision
+ * is linear in the number of ready contexts of the engine.
+ *
  * Locking: none.  The caller serialises all calls on one policy and its
  * entities (in the driver, the engine's scheduler lock).
  */
@@ -79,8 +83,10 @@ void tern_policy_init(struct tern_policy *p, enum tern_policy_mode mode,
 	p->quantum_ns = quantum_ns;
 	p->starve_ns = max(starve_ns, quantum_ns);
 	INIT_LIST_HEAD(&p->entities);
+	INIT_LIST_HEAD(&p->ready);
 	p->seq = 0;
 	for (c = 0; c < TERN_POLICY_CLASSES; c++) {
+		p->ready_count[c] = 0;
 		p->min_vtime[c] = 0;
 		p->starved_ns[c] = 0;
 	}
@@ -92,12 +98,27 @@ void tern_policy_init(struct tern_policy *p, enum tern_policy_mode mode,
 static bool tern_policy_class_ready(const struct tern_policy *p,
 				    unsigned int prio)
 {
-	const struct tern_policy_entity *e;
+	return p->ready_count[prio];
+}
 
-	list_for_each_entry(e, &p->entities, link)
-		if (e->prio == prio && e->queued)
-			return true;
-	return false;
+/* One more job on @e's queue: the entity is ready. */
+static void tern_policy_queued_inc(struct tern_policy *p,
+				   struct tern_policy_entity *e)
+{
+	if (!e->queued++) {
+		list_add_tail(&e->ready_link, &p->ready);
+		p->ready_count[e->prio]++;
+	}
+}
+
+/* One job fewer on @e's queue: the entity may be idle now. */
+static void tern_policy_queued_dec(struct tern_policy *p,
+				   struct tern_policy_entity *e)
+{
+	if (!--e->queued) {
+		list_del_init(&e->ready_link);
+		p->ready_count[e->prio]--;
+	}
 }
 
 /**
@@ -113,6 +134,7 @@ void tern_policy_entity_add(struct tern_policy *p, struct tern_policy_entity *e,
 			    unsigned int prio, u32 weight)
 {
 	INIT_LIST_HEAD(&e->queue);
+	INIT_LIST_HEAD(&e->ready_link);
 	e->prio = min(prio, TERN_POLICY_CLASSES - 1);
 	e->weight = clamp(weight, TERN_POLICY_WEIGHT_MIN, TERN_POLICY_WEIGHT_MAX);
 	e->vtime = p->min_vtime[e->prio];
@@ -129,7 +151,10 @@ void tern_policy_entity_add(struct tern_policy *p, struct tern_policy_entity *e,
 void tern_policy_entity_remove(struct tern_policy *p,
 			       struct tern_policy_entity *e)
 {
-	WARN_ON(e->queued);
+	if (WARN_ON(e->queued)) {
+		list_del_init(&e->ready_link);
+		p->ready_count[e->prio]--;
+	}
 	if (p->promised && p->promised->entity == e)
 		p->promised = NULL;
 	if (p->owed && p->owed->entity == e)
@@ -164,16 +189,17 @@ void tern_policy_push(struct tern_policy *p, struct tern_policy_entity *e,
 	job->entity = e;
 	job->seq = p->seq++;
 	list_add_tail(&job->link, &e->queue);
-	e->queued++;
+	tern_policy_queued_inc(p, e);
 }
 
-static struct tern_policy_job *tern_policy_dequeue(struct tern_policy_entity *e)
+static struct tern_policy_job *tern_policy_dequeue(struct tern_policy *p,
+						   struct tern_policy_entity *e)
 {
 	struct tern_policy_job *job;
 
 	job = list_first_entry(&e->queue, struct tern_policy_job, link);
 	list_del_init(&job->link);
-	e->queued--;
+	tern_policy_queued_dec(p, e);
 	return job;
 }
 
@@ -194,7 +220,7 @@ struct tern_policy_job *tern_policy_entity_pop(struct tern_policy *p,
 
 	if (!e->queued)
 		return NULL;
-	job = tern_policy_dequeue(e);
+	job = tern_policy_dequeue(p, e);
 	if (p->promised == job)
 		p->promised = NULL;
 	if (p->owed == job)
@@ -207,16 +233,14 @@ static struct tern_policy_job *tern_policy_pick_fifo(struct tern_policy *p)
 	struct tern_policy_entity *e, *best = NULL;
 	struct tern_policy_job *head, *best_head = NULL;
 
-	list_for_each_entry(e, &p->entities, link) {
-		if (!e->queued)
-			continue;
+	list_for_each_entry(e, &p->ready, ready_link) {
 		head = list_first_entry(&e->queue, struct tern_policy_job, link);
 		if (!best_head || head->seq < best_head->seq) {
 			best = e;
 			best_head = head;
 		}
 	}
-	return best ? tern_policy_dequeue(best) : NULL;
+	return best ? tern_policy_dequeue(p, best) : NULL;
 }
 
 /* The ready entity of @prio with the smallest virtual time, or NULL. */
@@ -226,8 +250,8 @@ tern_policy_min_entity(const struct tern_policy *p, unsigned int prio)
 	struct tern_policy_entity *e, *best = NULL;
 	struct tern_policy_job *head, *best_head = NULL;
 
-	list_for_each_entry(e, &p->entities, link) {
-		if (e->prio != prio || !e->queued)
+	list_for_each_entry(e, &p->ready, ready_link) {
+		if (e->prio != prio)
 			continue;
 		head = list_first_entry(&e->queue, struct tern_policy_job, link);
 		if (!best || e->vtime < best->vtime ||
@@ -294,7 +318,7 @@ struct tern_policy_job *tern_policy_pick_next(struct tern_policy *p)
 	 */
 	if (p->promised) {
 		if (top <= p->promised_bar) {
-			job = tern_policy_dequeue(p->promised->entity);
+			job = tern_policy_dequeue(p, p->promised->entity);
 			if (job == p->promised)
 				p->promised = NULL;
 			return job;
@@ -306,7 +330,7 @@ struct tern_policy_job *tern_policy_pick_next(struct tern_policy *p)
 	p->starved_ns[c < 0 ? top : c] = 0;
 	e = tern_policy_min_entity(p, c < 0 ? top : c);
 	p->min_vtime[e->prio] = max(p->min_vtime[e->prio], e->vtime);
-	job = tern_policy_dequeue(e);
+	job = tern_policy_dequeue(p, e);
 	if (c >= 0)
 		p->owed = job;
 	return job;
@@ -372,9 +396,7 @@ bool tern_policy_should_preempt(const struct tern_policy *p,
 	    (next->entity->prio == r->prio || next == p->owed))
 		return true;
 
-	list_for_each_entry(e, &p->entities, link) {
-		if (!e->queued)
-			continue;
+	list_for_each_entry(e, &p->ready, ready_link) {
 		if (e->prio > r->prio)
 			return true;
 		if (expired && e != r && e->prio == r->prio)
@@ -423,7 +445,7 @@ void tern_policy_requeue(struct tern_policy *p,
 		if (!e->queued)
 			tern_policy_wake(p, e);
 		list_add(&jobs[i]->link, &e->queue);
-		e->queued++;
+		tern_policy_queued_inc(p, e);
 	}
 }
 

@@ -45,6 +45,7 @@ struct tern_policy_job {
 /**
  * struct tern_policy_entity - one context on one engine
  * @link: in &tern_policy.entities
+ * @ready_link: in &tern_policy.ready while @queued is not 0
  * @queue: ready jobs, head first
  * @prio: priority class, 0 .. TERN_POLICY_CLASSES - 1
  * @weight: share weight, TERN_POLICY_WEIGHT_SCALE by default
@@ -54,6 +55,7 @@ struct tern_policy_job {
  */
 struct tern_policy_entity {
 	struct list_head link;
+	struct list_head ready_link;
 	struct list_head queue;
 	unsigned int prio;
 	u32 weight;
@@ -70,6 +72,9 @@ struct tern_policy_entity {
  * @starve_ns: device time higher classes may run while a lower class waits
  *	before the lower class gets the next pick (see docs/scheduler.md)
  * @entities: all entities of the engine
+ * @ready: the entities that have ready jobs; decisions look at these only,
+ *	so idle contexts cost nothing
+ * @ready_count: per class, the entities on @ready
  * @seq: arrival counter
  * @min_vtime: per class, the floor of the virtual time of runnable entities;
  *	never decreases
@@ -86,6 +91,8 @@ struct tern_policy {
 	u64 quantum_ns;
 	u64 starve_ns;
 	struct list_head entities;
+	struct list_head ready;
+	unsigned int ready_count[TERN_POLICY_CLASSES];
 	u64 seq;
 	u64 min_vtime[TERN_POLICY_CLASSES];
 	u64 starved_ns[TERN_POLICY_CLASSES];
