@@ -37,9 +37,9 @@
  *   remove, fdinfo;
  * - tern_context.c, tern_job.c: contexts and the submit path (contexts are
  *   told about faults and hangs through &tern_sched_ctx_ops);
- * - tern_sched.c: the per-engine feeder that keeps the two slots full and
- *   retires completed slots (the engine's interrupt reaches it through a
- *   callback);
+ * - tern_sched.c: the per-engine scheduler that fills the two slots with
+ *   what the policy (tern_policy.c) picks, retires completed slots and
+ *   preempts (the engine's interrupt reaches it through a callback);
  * - tern_engine.c, tern_device.c: registers, interrupts, resets.
  *
  * Memory (buffer objects, address spaces, page tables) and the command

@@ -160,7 +160,7 @@ static const struct dma_fence_ops tern_hw_fence_ops = {
 
 /**
  * tern_sched_fence_init() - initialise a job's hardware fence
- * @sched: the feeder that will signal it
+ * @sched: the scheduler that will signal it
  * @fence: the fence, allocated by the caller
  * @context: the fence context (one per tern context)
  * @seqno: the job's seqno in that context
