@@ -20,7 +20,7 @@ VM_TESTS     := $(patsubst tests/vm/%.c,$(B)/tests/vm/%,$(VM_TEST_SRCS))
 
 # keep the list below in step with the targets
 .PHONY: all setup qemu module userspace libtern host-test vm-tests initramfs vm-test vm-shell \
-	qtest kunit check test demo clean distclean help soak test-debug
+	qtest kunit check test demo clean distclean help soak test-debug bench
 
 all: qemu module userspace
 
@@ -99,6 +99,10 @@ test-debug: qemu userspace
 ## make demo     build everything, boot the VM and run the scheduler demo
 demo: qemu initramfs
 	@$(S)/vm-run.sh demo
+
+## make bench    one VM boot runs the benchmark suite; report in $TERN_BENCH_OUT or ~/.cache/tern/bench/<date>
+bench: qemu initramfs
+	@$(S)/bench.sh
 
 clean:
 	rm -rf $(B)

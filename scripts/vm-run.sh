@@ -7,6 +7,8 @@
 #                     console, then judge the results with vm-results.py
 #   vm-run.sh shell   interactive shell in the guest, tern.ko loaded
 #   vm-run.sh demo    run the demo
+#   vm-run.sh bench   run the benchmark suite (scripts/bench.sh reads the log;
+#                     TERN_BENCH_ARGS: tern-benchsuite's options, TERN_BENCH_LIMIT)
 #
 # Environment: TERN_ACCEL (tcg, or kvm where it works), TERN_VM_SMP (2),
 # TERN_VM_MEM (1G), TERN_DEVICE_OPTS (extra -device tern options for shell
@@ -62,6 +64,12 @@ shell)
 demo)
 	boot "$VM/console-demo.log" "${TERN_DEVICE_OPTS:-}" "tern.mode=demo" 600
 	grep -q '^TERN-DEMO-OK' "$VM/console-demo.log" || die "the demo failed"
+	;;
+bench)
+	boot "$VM/console-bench.log" "${TERN_DEVICE_OPTS:-}" \
+		"tern.mode=bench${TERN_BENCH_ARGS:+ TERN_BENCH_ARGS=${TERN_BENCH_ARGS// /,}}" \
+		"${TERN_BENCH_LIMIT:-900}"
+	grep -q '^TERN-BENCH-OK' "$VM/console-bench.log" || die "the benchmark suite failed"
 	;;
 test)
 	rm -f "$VM"/console-*.log

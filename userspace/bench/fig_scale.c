@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright (c) 2026 The tern authors
+ *
+ * Figure 5: how the driver's cost grows with contexts and processes.
+ *
+ * Contexts: N contexts (1 to 4096; at most max_contexts per open file, so
+ * N / 64 opens of the device) in this process; NOP jobs round-robin over
+ * them.  Per job: kernel CPU time of the whole guest (system + irq +
+ * softirq of /proc/stat: the submit ioctl, the scheduler, the interrupt and
+ * the fence) and wall time; per context: the MemFree drop when the contexts
+ * (and their share of the opens) were made.
+ *
+ * Processes: P processes (1 to 64), each its own open and one context, the
+ * same number of jobs in all; kernel CPU per job, wall time per job, and
+ * the MemFree drop per process (the whole process: its open, context and
+ * its own pages).
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "bench.h"
+
+#define FIG 5
+
+static int contexts_run(struct bench *b, unsigned int n, unsigned int jobs)
+{
+	unsigned int per_file = tern_device_info(b->dev)->max_contexts;
+	unsigned int nfiles, f, c, window;
+	struct tern_device **files;
+	struct tern_context **ctx;
+	long free0, free1;
+	double k0, k1;
+	uint64_t t0, t1;
+	int ret = 0;
+
+	if (!per_file)
+		per_file = 64;
+	nfiles = (n + per_file - 1) / per_file;
+	files = calloc(nfiles, sizeof(*files));
+	ctx = calloc(n, sizeof(*ctx));
+	if (!files || !ctx) {
+		free(files);
+		free(ctx);
+		return -ENOMEM;
+	}
+	free0 = bench_meminfo_kib("MemFree");
+	for (f = 0; f < nfiles && !ret; f++) {
+		ret = tern_device_open_path(tern_device_info(b->dev)->path, &files[f]);
+		if (ret)
+			tool_error(ret, "opening the device");
+	}
+	for (c = 0; c < n && !ret; c++) {
+		ret = tern_context_create(files[c / per_file], NULL, &ctx[c]);
+		if (ret)
+			tool_error(ret, "context");
+	}
+	free1 = bench_meminfo_kib("MemFree");
+	if (ret)
+		goto out;
+	/* about 64 jobs in flight whatever N */
+	window = n >= 64 ? 1 : 64 / n;
+	k0 = bench_kernel_cpu_s();
+	t0 = bench_now_ns();
+	ret = bench_nop_stream(ctx, n, jobs, window);
+	t1 = bench_now_ns();
+	k1 = bench_kernel_cpu_s();
+	if (ret)
+		goto out;
+	bench_record(FIG, "kernel_cpu_per_job", "contexts", n, "us", (k1 - k0) * 1e6 / jobs);
+	bench_record(FIG, "wall_per_job", "contexts", n, "us", (t1 - t0) / 1e3 / jobs);
+	if (free0 > 0 && free1 > 0)
+		bench_record(FIG, "mem_per_context", "contexts", n, "KiB",
+			     (double)(free0 - free1) / n);
+out:
+	for (c = 0; c < n; c++)
+		tern_context_destroy(ctx[c]);
+	for (f = 0; f < nfiles; f++)
+		tern_device_close(files[f]);
+	free(ctx);
+	free(files);
+	return ret;
+}
+
+int bench_fig_scale(struct bench *b)
+{
+	static const unsigned int full_ctx[] = { 1, 16, 256, 4096 }, quick_ctx[] = { 1, 16 };
+	static const unsigned int full_proc[] = { 1, 4, 16, 64 }, quick_proc[] = { 1, 4 };
+	const unsigned int *nctx = b->quick ? quick_ctx : full_ctx;
+	const unsigned int *nproc = b->quick ? quick_proc : full_proc;
+	unsigned int count = b->quick ? 2 : 4, rep, i;
+	int ret = 0;
+
+	for (rep = 0; rep < b->reps && !ret; rep++) {
+		for (i = 0; i < count && !ret; i++) {
+			/* at least one job per context, and enough to measure */
+			unsigned int jobs = nctx[i] > 1024 ? nctx[i] : b->quick ? 256 : 1024;
+
+			ret = contexts_run(b, nctx[i], jobs);
+		}
+		for (i = 0; i < count && !ret; i++) {
+			struct bench_proc_run run;
+			unsigned int jobs = b->quick ? 256 : 1024;
+
+			ret = bench_nop_processes(b->dev, nproc[i], jobs, &run);
+			if (ret)
+				break;
+			bench_record(FIG, "kernel_cpu_per_job", "processes", nproc[i], "us",
+				     run.kernel_s * 1e6 / run.jobs);
+			bench_record(FIG, "wall_per_job", "processes", nproc[i], "us",
+				     run.ns / 1e3 / run.jobs);
+			bench_record(FIG, "mem_per_process", "processes", nproc[i], "KiB",
+				     (double)run.mem_kib / nproc[i]);
+		}
+		bench_log(b, "fig 5 rep %u done", rep);
+	}
+	return ret;
+}

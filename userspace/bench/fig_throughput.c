@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright (c) 2026 The tern authors
+ *
+ * Figure 2: small-job (NOP) throughput through libtern with 1, 4, 16 and 64
+ * contexts in one process and with several processes of one context each,
+ * beside the rate the device completes NOP buffers with both slots kept
+ * full (debugfs raw_nop pipelined, one engine).  The limit for C contexts
+ * is min(C, compute engines) times the per-engine rate: contexts are spread
+ * over the compute engines, which run in parallel.
+ */
+#include <errno.h>
+
+#include "bench.h"
+
+#define FIG 2
+
+int bench_fig_throughput(struct bench *b)
+{
+	static const unsigned int ctxs[] = { 1, 4, 16, 64 };
+	static const unsigned int procs[] = { 4, 16 };
+	const struct tern_device_info *info = tern_device_info(b->dev);
+	unsigned int jobs = b->quick ? 128 : 2048, engines = info->compute_engine_count;
+	unsigned int rep, i;
+	int ret = 0;
+
+	for (rep = 0; rep < b->reps && !ret; rep++) {
+		struct bench_proc_run run;
+		double raw_rate = 0;
+		uint64_t total, ns;
+
+		ret = bench_raw_nop(b->dev, 0, jobs, false, NULL, &total);
+		if (ret == -ENOENT) {
+			bench_missing(FIG, "raw_pipelined", "the driver has no debugfs raw_nop");
+			ret = 0;
+		} else if (ret) {
+			fprintf(stderr, "%s: raw_nop pipelined: %s\n", tool_name, tern_strerror(ret));
+			break;
+		} else {
+			raw_rate = jobs / (total / 1e9);
+			bench_record(FIG, "raw_pipelined", "device", -1, "jobs/s", raw_rate);
+		}
+		for (i = 0; i < sizeof(ctxs) / sizeof(ctxs[0]) && !ret; i++) {
+			unsigned int c = ctxs[i], lanes = c < engines ? c : engines;
+			double rate;
+
+			ret = bench_nop_contexts(b->dev, c, jobs, &ns);
+			if (ret)
+				break;
+			rate = jobs / (ns / 1e9);
+			bench_record(FIG, "jobs_per_s", "contexts", c, "jobs/s", rate);
+			if (raw_rate > 0)
+				bench_record(FIG, "ratio_to_device", "contexts", c, "x",
+					     rate / (lanes * raw_rate));
+		}
+		for (i = 0; i < sizeof(procs) / sizeof(procs[0]) && !ret; i++) {
+			unsigned int p = procs[i], lanes = p < engines ? p : engines;
+			double rate;
+
+			ret = bench_nop_processes(b->dev, p, jobs, &run);
+			if (ret)
+				break;
+			rate = run.jobs / (run.ns / 1e9);
+			bench_record(FIG, "jobs_per_s", "processes", p, "jobs/s", rate);
+			if (raw_rate > 0)
+				bench_record(FIG, "ratio_to_device", "processes", p, "x",
+					     rate / (lanes * raw_rate));
+		}
+		bench_log(b, "fig 2 rep %u done", rep);
+	}
+	return ret;
+}
