@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
- * lib_context: contexts of every priority and engine class, their limits
- * and state, and the errors libtern reports for bad parameters, a missing
- * privilege and too many contexts.
+ * lib_context: contexts of every priority, engine class and weight, their
+ * limits and state, and the errors libtern reports for bad parameters, a
+ * missing privilege and too many contexts.
  *
  * tern-vm: timeout=90
  */
@@ -35,8 +35,9 @@ int main(void)
 	       "it is placed on a compute engine (%u)", ctx ? tern_context_engine(ctx) : 99);
 	ret = ctx ? tern_context_status(ctx, &st) : -1;
 	tap_ok(ret == 0 && st.state == TERN_CONTEXT_ACTIVE && st.reason == TERN_REASON_NONE &&
-	       st.jobs_submitted == 0 && st.jobs_completed == 0 && st.reset_count == 0,
-	       "a new context is active, with no jobs and no resets");
+	       st.jobs_submitted == 0 && st.jobs_completed == 0 && st.reset_count == 0 &&
+	       st.preemptions == 0 && st.busy_ns == 0,
+	       "a new context is active, with no jobs, resets, preemptions or device time");
 	tap_ok(tern_context_destroy(ctx) == 0, "destroy it");
 
 	for (i = TERN_PRIORITY_LOW; i <= TERN_PRIORITY_HIGH; i++) {
@@ -57,6 +58,18 @@ int main(void)
 	ret = tern_context_create(dev, &p, &ctx);
 	tap_ok(ret == 0, "the largest timeout (%u ms) is taken", info->max_timeout_ms);
 	tern_context_destroy(ctx);
+
+	p.timeout_ms = 0;
+	p.weight = TERN_WEIGHT_MAX;
+	ret = tern_context_create(dev, &p, &ctx);
+	tap_ok(ret == 0, "the largest weight (%u) is taken", TERN_WEIGHT_MAX);
+	tern_context_destroy(ctx);
+	p.weight = TERN_WEIGHT_MAX + 1;
+	ctx = (void *)1;
+	ret = tern_context_create(dev, &p, &ctx);
+	tap_ok(ret == -EINVAL && !ctx && strstr(tern_last_error(), "weight 65"),
+	       "weight %u: -EINVAL, \"%s\"", TERN_WEIGHT_MAX + 1, tern_last_error());
+	p.weight = 0;
 
 	p.timeout_ms = info->max_timeout_ms + 1;
 	ctx = (void *)1;
