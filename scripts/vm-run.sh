@@ -12,7 +12,11 @@
 #
 # Environment: TERN_ACCEL (tcg, or kvm where it works), TERN_VM_SMP (2),
 # TERN_VM_MEM (1G), TERN_DEVICE_OPTS (extra -device tern options for shell
-# and demo; several devices are separated by "+"), TERN_VM_TESTS (only run tests whose name matches this regex),
+# and demo; several devices are separated by "+"; the demo's default is
+# time-scale=200, which makes its GEMM last about 420 ms of device time
+# without costing the host more), TERN_DEMO_ARGS (tern-demo's options, e.g.
+# "-s 256 -w 100"),
+# TERN_VM_TESTS (only run tests whose name matches this regex),
 # TERN_VM_CMDLINE (more kernel parameters; NAME=value ones without a dot
 # reach the tests as environment variables, e.g. TERN_FUZZ_ITERATIONS=N).
 set -euo pipefail
@@ -62,7 +66,8 @@ case "$mode" in
 shell)
 	boot "" "${TERN_DEVICE_OPTS:-}" "" 0 ;;
 demo)
-	boot "$VM/console-demo.log" "${TERN_DEVICE_OPTS:-}" "tern.mode=demo" 600
+	boot "$VM/console-demo.log" "${TERN_DEVICE_OPTS:-time-scale=200}" \
+		"tern.mode=demo${TERN_DEMO_ARGS:+ TERN_DEMO_ARGS=${TERN_DEMO_ARGS// /,}}" 600
 	grep -q '^TERN-DEMO-OK' "$VM/console-demo.log" || die "the demo failed"
 	;;
 bench)

@@ -2,18 +2,18 @@
 /*
  * Copyright (c) 2026 The tern authors
  *
- * tern-demo: what the scheduler does with a high-priority job that arrives
- * while a long low-priority GEMM runs.
+ * tern-demo: a high-priority job preempts a long low-priority GEMM.
  *
  * A low-priority context submits a GEMM framed by two TIMESTAMP packets.
- * Once the device has written the first timestamp (the GEMM started), a
- * high-priority context on the same engine submits a short SAXPY, also
- * framed by timestamps.  Both results are checked against the CPU and the
- * device-clock timeline is printed.  The demo reports what happened (the
- * high-priority job ran inside the GEMM's window, i.e. preempted it, or it
- * waited for the GEMM to finish, or the two ran on different engines); it
- * does not require one policy, so it also runs on a driver that does not
- * preempt.
+ * Once the device has written the first timestamp (the GEMM runs), and a
+ * little later, a high-priority context on the same engine submits a short
+ * SAXPY, framed by timestamps too.  Both results are checked against the
+ * CPU, and the device-clock timeline is printed: when the high-priority job
+ * arrived, started and finished, how long the GEMM was paused and how often
+ * it was preempted.  The demo succeeds only if the high-priority job
+ * finished before the GEMM and both results are right: on a driver that
+ * does not preempt (or under its fifo policy) it says what happened and
+ * fails.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -28,7 +28,7 @@
 
 const char *tool_name = "tern-demo";
 
-#define SAXPY_COUNT	(64u * 1024)
+#define SAXPY_COUNT	(16u * 1024)
 /* CPU check budget: multiply-adds the guest CPU redoes to check the GEMM */
 #define CHECK_MACS	(32ull << 20)
 #define TIMELINE_COLS	60
@@ -36,19 +36,25 @@ const char *tool_name = "tern-demo";
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: tern-demo [-d DEVICE] [-s SIZE]\n"
-		"Submit a long low-priority GEMM (SIZE x SIZE x SIZE), then, once it is\n"
-		"running, a short high-priority SAXPY on the same engine; check both\n"
-		"results and print when each ran on the device clock.\n"
+		"Usage: tern-demo [-d DEVICE] [-s SIZE] [-w MS]\n"
+		"Submit a long low-priority GEMM (SIZE x SIZE x SIZE), then, while it runs,\n"
+		"a short high-priority SAXPY on the same engine; check both results and\n"
+		"print, on the device clock, when the high-priority job arrived, started\n"
+		"and finished, and how long the GEMM was paused.\n"
 		"\n"
 		"  -d, --device=DEVICE  an index (default 0) or a node path\n"
-		"  -s, --size=SIZE      GEMM dimension, 16 to 4096 (default 512: about\n"
-		"                       134 ms of device time at time-scale 1)\n"
+		"  -s, --size=SIZE      GEMM dimension, 16 to 4096 (default 128).  A GEMM\n"
+		"                       costs SIZE^3 ns times the device's time-scale:\n"
+		"                       128 lasts 2.1 ms, or 420 ms at time-scale=200\n"
+		"                       (the device `make demo` boots)\n"
+		"  -w, --wait=MS        submit the high-priority job MS ms after the GEMM\n"
+		"                       started (default 50)\n"
 		"  -h, --help           this help\n"
 		"\n"
 		"Needs CAP_SYS_NICE for the high-priority context (run as root).\n"
-		"Exit status: 0 both results are right, 1 a result is wrong or a step\n"
-		"failed, 2 bad usage, 3 no tern device, 4 no permission.\n");
+		"Exit status: 0 the high-priority job finished first and both results are\n"
+		"right; 1 it did not (no preemption), a result is wrong or a step failed;\n"
+		"2 bad usage; 3 no tern device; 4 no permission.\n");
 }
 
 struct job {
@@ -80,29 +86,40 @@ static int high_context_on(struct tern_device *dev, uint32_t engine, struct tern
 			break;
 		}
 	}
-	for (i = 0; i < 16; i++) {
-		/* keep one on another engine if none matched */
-		if (!*out && tries[i]) {
-			*out = tries[i];
-			continue;
-		}
+	for (i = 0; i < 16; i++)
 		tern_context_destroy(tries[i]);
+	if (!*out && !ret) {
+		fprintf(stderr, "%s: the driver placed no high-priority context on engine %u "
+			"after %u tries: nothing to preempt\n", tool_name, engine, max);
+		ret = -ENODEV;
+	} else if (ret) {
+		tool_error(ret, "high-priority context");
 	}
-	return *out ? 0 : ret;
+	return ret;
 }
 
-/* One row of the timeline: '#' from @t0 to @t1, 's' at @mark (if >= 0). */
-static void timeline_row(const char *name, double t0, double t1, double mark, double scale)
+/*
+ * One row of the timeline: '#' from @t0 to @t1 except '.' from @g0 to @g1
+ * (a pause; none if @g1 < @g0), and 'a' at @mark if >= 0 and free.
+ */
+static void timeline_row(const char *name, double t0, double t1, double g0, double g1,
+			 double mark, double scale)
 {
 	char row[TIMELINE_COLS + 1];
-	int i, a = (int)(t0 / scale), b = (int)(t1 / scale);
+	int i;
 
-	for (i = 0; i < TIMELINE_COLS; i++)
-		row[i] = i >= a && i <= b ? '#' : ' ';
-	if (mark >= 0.0 && (int)(mark / scale) < TIMELINE_COLS && row[(int)(mark / scale)] == ' ')
-		row[(int)(mark / scale)] = 's';
+	for (i = 0; i < TIMELINE_COLS; i++) {
+		double t = i * scale;
+
+		row[i] = ' ';
+		if (t + scale > t0 && t <= t1)
+			row[i] = g1 >= g0 && t + scale > g0 && t < g1 ? '.' : '#';
+	}
+	i = mark >= 0.0 ? (int)(mark / scale) : -1;
+	if (i >= 0 && i < TIMELINE_COLS && row[i] == ' ')
+		row[i] = 'a';
 	row[TIMELINE_COLS] = 0;
-	printf("  %-11s [%s]\n", name, row);
+	printf("  %-11s |%s|\n", name, row);
 }
 
 static void sleep_us(long us)
@@ -112,28 +129,62 @@ static void sleep_us(long us)
 	nanosleep(&ts, NULL);
 }
 
+/* Compare with the CPU: all of the SAXPY, and the GEMM rows the budget allows. */
+static uint64_t check(const float *fa, const float *fb, const float *fc, uint32_t n,
+		      const float *fx, const float *fy, const float *yref, uint64_t *rows)
+{
+	uint64_t bad = 0, step;
+	uint32_t i, j, p;
+
+	for (i = 0; i < SAXPY_COUNT; i++) {
+		float want = 0.5f * fx[i] + yref[i];
+
+		if (memcmp(&want, &fy[i], sizeof(want)) && bad++ < 5)
+			fprintf(stderr, "%s: SAXPY y[%u] = %.9g, the CPU says %.9g\n", tool_name,
+				i, fy[i], want);
+	}
+	step = ((uint64_t)n * n * n + CHECK_MACS - 1) / CHECK_MACS;
+	if (!step)
+		step = 1;
+	*rows = 0;
+	for (i = 0; i < n; i += (uint32_t)step) {
+		(*rows)++;
+		for (j = 0; j < n; j++) {
+			float sum = 0.0f;
+
+			for (p = 0; p < n; p++)
+				sum += fa[(uint64_t)i * n + p] * fb[(uint64_t)p * n + j];
+			if (memcmp(&sum, &fc[(uint64_t)i * n + j], sizeof(sum)) && bad++ < 5)
+				fprintf(stderr, "%s: GEMM C[%u][%u] = %.9g, the CPU says %.9g\n",
+					tool_name, i, j, fc[(uint64_t)i * n + j], sum);
+		}
+	}
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "device", required_argument, NULL, 'd' },
 		{ "size", required_argument, NULL, 's' },
+		{ "wait", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct tern_context_params lowp = { .priority = TERN_PRIORITY_LOW };
 	struct tern_bo *a = NULL, *b = NULL, *cm = NULL, *x = NULL, *y = NULL, *ts = NULL;
 	struct job lo = { 0 }, hi = { 0 };
-	struct tern_context_status st;
+	struct tern_context_status slo = { 0 }, shi = { 0 };
 	volatile uint64_t *stamp;
-	uint64_t size = 512, hi_submit = 0, bad = 0, t, rows_checked = 0, step;
+	uint64_t size = 128, wait_ms = 50, arrive = 0, bad, t, rows = 0;
 	const char *spec = NULL;
 	struct tern_device *dev;
 	float *fa, *fb, *fc, *fx, *fy, *yref = NULL;
 	int c, ret, status = TOOL_EXIT_FAIL;
-	uint32_t n, i, j, p;
-	double l0, l1, h0, h1, hs;
+	double l1, ha, h0, h1, span, busy, paused, scale;
+	uint32_t n;
 
-	while ((c = getopt_long(argc, argv, "d:s:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:s:w:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			spec = optarg;
@@ -141,6 +192,13 @@ int main(int argc, char **argv)
 		case 's':
 			if (tool_parse_u64(optarg, &size) || size < 16 || size > 4096) {
 				fprintf(stderr, "%s: bad size \"%s\" (16 to 4096)\n", tool_name, optarg);
+				return TOOL_EXIT_USAGE;
+			}
+			break;
+		case 'w':
+			if (tool_parse_u64(optarg, &wait_ms) || wait_ms > 60000) {
+				fprintf(stderr, "%s: bad wait \"%s\" (0 to 60000 ms)\n", tool_name,
+					optarg);
 				return TOOL_EXIT_USAGE;
 			}
 			break;
@@ -169,12 +227,11 @@ int main(int argc, char **argv)
 	}
 	ret = high_context_on(dev, tern_context_engine(lo.ctx), &hi.ctx);
 	if (ret) {
-		tool_error(ret, "high-priority context");
 		status = tool_exit_code(ret);
 		goto out;
 	}
-	printf("tern-demo: low-priority context on engine %u, high-priority context on "
-	       "engine %u\n", tern_context_engine(lo.ctx), tern_context_engine(hi.ctx));
+	printf("tern-demo: low- and high-priority contexts on engine %u\n",
+	       tern_context_engine(lo.ctx));
 
 	ret = tern_bo_alloc(dev, (uint64_t)n * n * 4, 0, &a);
 	if (!ret)
@@ -239,10 +296,13 @@ int main(int argc, char **argv)
 	while (!stamp[0] && tern_fence_status(lo.fence) == -EBUSY &&
 	       tool_now_ns() - t < 30 * 1000000000ull)
 		sleep_us(200);
-	if (!stamp[0])
-		printf("tern-demo: the GEMM had not started after %.1f s; submitting the "
-		       "high-priority job anyway\n", (tool_now_ns() - t) / 1e9);
-	ret = tern_device_clock(dev, &hi_submit);
+	if (!stamp[0]) {
+		fprintf(stderr, "%s: the GEMM had not started after %.1f s\n", tool_name,
+			(tool_now_ns() - t) / 1e9);
+		goto out;
+	}
+	sleep_us((long)wait_ms * 1000);
+	ret = tern_device_clock(dev, &arrive);
 	if (!ret)
 		ret = tern_submit(hi.ctx, hi.cb, NULL, 0, &hi.fence);
 	if (ret) {
@@ -259,75 +319,63 @@ int main(int argc, char **argv)
 		tool_error(ret, "low-priority GEMM");
 		goto out;
 	}
-
-	/* check: all of the SAXPY, and as many GEMM rows as the budget allows */
-	for (i = 0; i < SAXPY_COUNT; i++) {
-		float want = 0.5f * fx[i] + yref[i];
-
-		if (fabsf(fy[i] - want) > 1e-6f * fmaxf(1.0f, fabsf(want)) && bad++ < 5)
-			fprintf(stderr, "%s: SAXPY y[%u] = %.9g, the CPU says %.9g\n", tool_name,
-				i, fy[i], want);
-	}
-	step = ((uint64_t)n * n * n + CHECK_MACS - 1) / CHECK_MACS;
-	if (!step)
-		step = 1;
-	for (i = 0; i < n; i += (uint32_t)step) {
-		rows_checked++;
-		for (j = 0; j < n; j++) {
-			float sum = 0.0f;
-
-			for (p = 0; p < n; p++)
-				sum += fa[(uint64_t)i * n + p] * fb[(uint64_t)p * n + j];
-			if (memcmp(&sum, &fc[(uint64_t)i * n + j], sizeof(sum)) && bad++ < 5)
-				fprintf(stderr, "%s: GEMM C[%u][%u] = %.9g, the CPU says %.9g\n",
-					tool_name, i, j, fc[(uint64_t)i * n + j], sum);
-		}
-	}
-
-	l0 = 0.0;
-	l1 = (stamp[1] - stamp[0]) / 1e6;
-	h0 = ((double)stamp[2] - (double)stamp[0]) / 1e6;
-	h1 = ((double)stamp[3] - (double)stamp[0]) / 1e6;
-	hs = ((double)hi_submit - (double)stamp[0]) / 1e6;
-	printf("\ndevice clock, ms from the start of the GEMM:\n");
-	printf("  low  GEMM %ux%ux%u  engine %u  ran        %9.3f .. %9.3f\n", n, n, n,
-	       tern_context_engine(lo.ctx), l0, l1);
-	printf("  high SAXPY %u       engine %u  submitted %9.3f, ran %9.3f .. %9.3f\n",
-	       SAXPY_COUNT, tern_context_engine(hi.ctx), hs, h0, h1);
-	{
-		double end = fmax(fmax(l1, h1), hs), scale = (end > 0 ? end : 1.0) / (TIMELINE_COLS - 1);
-
-		printf("\ntimeline, one column = %.2f ms ('s': the high-priority submit):\n", scale);
-		timeline_row("low  GEMM", l0, l1, -1.0, scale);
-		timeline_row("high SAXPY", h0 < 0 ? 0 : h0, h1 < 0 ? 0 : h1, hs, scale);
-		printf("\n");
-	}
-	if (tern_context_engine(lo.ctx) != tern_context_engine(hi.ctx))
-		printf("=> the jobs ran on different engines, side by side: no scheduling "
-		       "decision between them was needed\n");
-	else if (h0 >= l0 && h1 <= l1)
-		printf("=> the high-priority job ran inside the GEMM's window: the GEMM was "
-		       "preempted, the job started %.3f ms after its submit, and the GEMM "
-		       "resumed\n", h0 - hs);
-	else if (h0 >= l1)
-		printf("=> the high-priority job waited for the GEMM to finish: it started "
-		       "%.3f ms after its submit (this driver did not preempt)\n", h0 - hs);
-	else
-		printf("=> the high-priority job ran before the GEMM started\n");
-	if (!tern_context_status(lo.ctx, &st))
-		printf("low context:  %" PRIu64 " job(s) done, %.3f ms busy, state %s\n",
-		       st.jobs_completed, st.busy_ns / 1e6, tern_context_state_name(st.state));
-	if (!tern_context_status(hi.ctx, &st))
-		printf("high context: %" PRIu64 " job(s) done, %.3f ms busy, state %s\n",
-		       st.jobs_completed, st.busy_ns / 1e6, tern_context_state_name(st.state));
-
-	if (bad) {
-		printf("tern-demo: WRONG results (%" PRIu64 " differences)\n", bad);
+	ret = tern_context_status(lo.ctx, &slo);
+	if (!ret)
+		ret = tern_context_status(hi.ctx, &shi);
+	if (ret) {
+		tool_error(ret, "context status");
 		goto out;
 	}
-	printf("tern-demo: both results match the CPU (SAXPY: all %u elements; GEMM: %"
-	       PRIu64 " of %u rows, bit for bit)\n", SAXPY_COUNT, rows_checked, n);
-	status = TOOL_EXIT_OK;
+	bad = check(fa, fb, fc, n, fx, fy, yref, &rows);
+
+	/* device clock, ms from the start of the GEMM */
+	l1 = (double)(stamp[1] - stamp[0]) / 1e6;
+	ha = ((double)arrive - (double)stamp[0]) / 1e6;
+	h0 = ((double)stamp[2] - (double)stamp[0]) / 1e6;
+	h1 = ((double)stamp[3] - (double)stamp[0]) / 1e6;
+	span = l1;
+	busy = slo.busy_ns / 1e6;
+	paused = span > busy ? span - busy : 0.0;
+	printf("\ndevice clock, ms from the start of the low-priority GEMM:\n");
+	printf("  low  GEMM %ux%ux%u    started %9.3f                    finished %9.3f\n",
+	       n, n, n, 0.0, l1);
+	printf("  high SAXPY of %-6u    arrived %9.3f  started %9.3f  finished %9.3f\n",
+	       SAXPY_COUNT, ha, h0, h1);
+	printf("\n  the high-priority job started %.3f ms after it arrived and was done "
+	       "%.3f ms after it arrived\n", h0 - ha, h1 - ha);
+	printf("  the GEMM ran %.3f ms of device time in a span of %.3f ms: paused %.3f ms, "
+	       "preempted %" PRIu64 " time%s\n", busy, span, paused, slo.preemptions,
+	       slo.preemptions == 1 ? "" : "s");
+	scale = fmax(fmax(l1, h1), ha);
+	scale = (scale > 0 ? scale : 1.0) / (TIMELINE_COLS - 1);
+	printf("\ntimeline, one column = %.2f ms ('#' running, '.' paused, 'a' the "
+	       "high-priority job arrived):\n", scale);
+	timeline_row("low  GEMM", 0.0, l1, h0, h1, -1.0, scale);
+	timeline_row("high SAXPY", h0, h1, 0.0, -1.0, ha, scale);
+	printf("\n");
+
+	if (bad)
+		printf("tern-demo: WRONG results (%" PRIu64 " differences)\n", bad);
+	else
+		printf("tern-demo: both results match the CPU bit for bit (SAXPY: all %u "
+		       "elements; GEMM: %" PRIu64 " of %u rows)\n", SAXPY_COUNT, rows, n);
+	if (arrive >= stamp[1]) {
+		printf("tern-demo: FAILED: the GEMM finished before the high-priority job "
+		       "arrived; make it longer (-s, or the device's time-scale property)\n");
+	} else if (stamp[3] < stamp[1]) {
+		printf("tern-demo: the high-priority job preempted the GEMM and finished "
+		       "%.3f ms before it; the GEMM resumed where it stopped\n", l1 - h1);
+		if (!bad)
+			status = TOOL_EXIT_OK;
+	} else {
+		printf("tern-demo: FAILED: the high-priority job waited %.3f ms for the GEMM "
+		       "to finish: the driver did not preempt it (fifo policy, or no "
+		       "preemption)\n", h0 - ha);
+	}
+	printf("low context:  %" PRIu64 " job(s) done, %" PRIu64 " preemption(s), state %s\n",
+	       slo.jobs_completed, slo.preemptions, tern_context_state_name(slo.state));
+	printf("high context: %" PRIu64 " job(s) done, %.3f ms busy, state %s\n",
+	       shi.jobs_completed, shi.busy_ns / 1e6, tern_context_state_name(shi.state));
 out:
 	free(yref);
 	tern_fence_free(hi.fence);

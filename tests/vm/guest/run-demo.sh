@@ -2,15 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # The guest side of `make demo`: describe the device with tern-info, then run
-# tern-demo (a long low-priority GEMM and a high-priority job on the same
-# engine, timed on the device clock).  Prints TERN-DEMO-OK when both ran and
-# their results were right; the host looks for that line.
+# tern-demo (a long low-priority GEMM preempted by a high-priority job on the
+# same engine, timed on the device clock).  Prints TERN-DEMO-OK only when
+# tern-demo succeeded: the high-priority job finished before the GEMM and
+# both results were right.  The host looks for that line.  TERN_DEMO_ARGS
+# (from the kernel command line, options separated by commas) are passed on.
 export PATH=/tern/bin:$PATH
 echo "==== tern-info ===="
 tern-info || { echo "TERN-DEMO-FAILED: tern-info exited $?"; exit 1; }
 echo
-echo "==== tern-demo ===="
-tern-demo ${TERN_DEMO_ARGS:-}
+echo "==== tern-demo $(echo "${TERN_DEMO_ARGS:-}" | tr , ' ') ===="
+# shellcheck disable=SC2046 # the options are meant to be split
+tern-demo $(echo "${TERN_DEMO_ARGS:-}" | tr , ' ')
 rc=$?
 if [ "$rc" != 0 ]; then
 	echo "TERN-DEMO-FAILED: tern-demo exited $rc"
