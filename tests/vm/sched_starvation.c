@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * sched_starvation: under sustained HIGH load a LOW job still runs, after
+ * at most starve_ms + quantum of HIGH device time (plus slack), while HIGH
+ * work is still waiting.
+ *
+ * Two HIGH contexts keep the engine busy with 4 s of 10 ms jobs, all
+ * queued up front (they are cancelled at the end).  Three LOW jobs are
+ * then submitted one after another; for each, the wait is the device
+ * time from just before its submission (device clock from GET_INFO) to
+ * its start stamp, during which the engine ran HIGH work only.  Strict priority without the starvation bound would
+ * make each wait seconds long, until the HIGH work is gone.
+ *
+ * Bound: starve_ms (100, set through debugfs) + quantum (10 ms) + 150 ms of
+ * slack.  The slack covers what the policy does not count: the device time
+ * that passes while the guest notices the bound (at a HIGH job's end, at
+ * most 10 ms apart, or at the scheduler's tick), requests the preemption
+ * and programs the LOW job (one chunk of 2 ms to reach a preemption point,
+ * then interrupt, work item and register writes, which a loaded emulator
+ * stretches to tens of ms), and the LOW job's own way through drm_sched.
+ *
+ * tern-vm: device=compute-engines=1,time-scale=200 timeout=120
+ */
+#include "sched_test.h"
+
+#define VA_STAMP	0x100000ull
+#define LIMIT_S		120
+#define STARVE_MS	100
+#define QUANTUM_MS	10
+#define SLACK_MS	150
+#define HIGH_JOBS	200	/* per context, 10 ms each */
+#define LOW_JOBS	3
+
+int main(void)
+{
+	uint32_t hi[2] = { 0, 0 }, lo = 0, bo = 0, so, i, k;
+	volatile struct sched_stamp *stamp = NULL;
+	uint64_t bound = (uint64_t)(STARVE_MS + QUANTUM_MS + SLACK_MS) * 1000000;
+	uint64_t high_left = 0;
+	struct sched_job j;
+	char v[16];
+	int fd, ret = 0;
+
+	fd = tern_test_open();
+	if (!tap_ok(fd >= 0 && sched_knobs_save(LIMIT_S) &&
+		    !sched_ctx(fd, DRM_TERN_PRIORITY_HIGH, 0, 0, &hi[0]) &&
+		    !sched_ctx(fd, DRM_TERN_PRIORITY_HIGH, 0, 0, &hi[1]) &&
+		    !sched_ctx(fd, DRM_TERN_PRIORITY_LOW, 0, 0, &lo) &&
+		    !core_bo(fd, 4096, VA_STAMP, &bo, (void **)&stamp),
+		    "two HIGH and a LOW context on engine 0; knobs saved"))
+		return tap_exit_status();
+	memset((void *)stamp, 0, 4096);
+	so = syncobj_new(fd);
+	snprintf(v, sizeof(v), "%d", STARVE_MS);
+	ret = sched_dbg_write("starve_ms", v);
+	snprintf(v, sizeof(v), "%d", QUANTUM_MS * 1000);
+	ret = ret ?: sched_dbg_write("quantum_us", v);
+	tap_errno(ret, 0, "starve_ms 100, quantum_us 10000");
+
+	/* HIGH: the first job of each stamps its start */
+	for (i = 0; i < HIGH_JOBS && !ret; i++)
+		for (k = 0; k < 2 && !ret; k++) {
+			sched_job_begin(&j, VA_STAMP + 16 * k);
+			if (i)
+				j.n = 0;
+			pkt_spin(j.dw, &j.n, SCHED_SPIN_MS(10));
+			ret = i ? submit(fd, hi[k], j.dw, j.n, &bo, 1, 0, 0, NULL) :
+				  sched_job_submit(fd, hi[k], &j, &bo, 1, 0, 0);
+		}
+	if (!tap_ok(!ret && sched_wait_u64(&stamp[0].start, 5000),
+		    "%d s of HIGH work queued and running",
+		    2 * HIGH_JOBS * 10 / 1000))
+		return tap_exit_status();
+
+	for (i = 0; i < LOW_JOBS; i++) {
+		volatile struct sched_stamp *s = &stamp[8 + i];
+		uint64_t t_sub = sched_clock(fd), wait;
+
+		drmSyncobjReset(fd, &so, 1);
+		sched_job_begin(&j, VA_STAMP + 16 * (8 + i));
+		pkt_spin(j.dw, &j.n, SCHED_SPIN_MS(20));
+		ret = sched_job_submit(fd, lo, &j, &bo, 1, 0, so);
+		ret = ret ?: syncobj_wait(fd, so, 10000);
+		wait = s->start > t_sub ? s->start - t_sub : 0;
+		tap_ok(!ret && t_sub && s->start && wait <= bound,
+		       "LOW job %u started after %llu ms of HIGH work (bound %llu ms)",
+		       i, (unsigned long long)(wait / 1000000),
+		       (unsigned long long)(bound / 1000000));
+	}
+
+	/* the HIGH work was still there when the last LOW job ended */
+	for (k = 0; k < 2; k++) {
+		struct drm_tern_context_get_state st;
+
+		if (!ctx_state(fd, hi[k], &st))
+			high_left += st.jobs_submitted - st.jobs_completed;
+	}
+	tap_ok(high_left > 2,
+	       "the LOW jobs ran while HIGH work waited (%llu HIGH jobs left)",
+	       (unsigned long long)high_left);
+
+	close(fd);
+	tap_done();
+	return tap_exit_status();
+}
