@@ -8,8 +8,9 @@
  * queued up front (they are cancelled at the end).  Three LOW jobs are
  * then submitted one after another; for each, the wait is the device
  * time from just before its submission (device clock from GET_INFO) to
- * its start stamp, during which the engine ran HIGH work only.  Strict priority without the starvation bound would
- * make each wait seconds long, until the HIGH work is gone.
+ * its start stamp, during which the engine ran HIGH work only.  Strict
+ * priority without the starvation bound would make each wait seconds
+ * long, until the HIGH work is gone.
  *
  * Bound: starve_ms (100, set through debugfs) + quantum (10 ms) + 150 ms of
  * slack.  The slack covers what the policy does not count: the device time

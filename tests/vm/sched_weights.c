@@ -7,7 +7,9 @@
  * 1. One file, three NORMAL contexts of weights 1, 2 and 4.  The weight-1
  *    context submits long jobs (30 and 40 ms), the weight-4 one short jobs
  *    (5, 10, 15 ms): a scheduler that shared by job count, or in arrival
- *    order, would give shares far from 1/7, 2/7, 4/7.
+ *    order, would give shares far from 1/7, 2/7, 4/7.  With a 2 ms
+ *    quantum they are preempted all the time; each context's jobs still
+ *    run in submission order (their end stamps rise with their seqnos).
  * 2. Four processes, one context each, equal weights, jobs of 5, 10, 15
  *    and 20 ms: equal shares (Jain's fairness index near 1; sharing by job
  *    count would give 1:2:3:4, an index of 0.83).
@@ -34,24 +36,44 @@
 #include "sched_test.h"
 
 #define VA_GATE		0x100000ull
+#define VA_STAMP	0x200000ull	/* 8 KiB: 256 end stamps per context */
 #define WARMUP_MS	200
 #define WINDOW_MS	2000
 #define TOLERANCE	0.05
 #define PROCS		4
 
-/* Queue @count SPIN jobs on @ctx, lengths cycling through @ms; 0 or -errno */
+/*
+ * Queue @count SPIN jobs on @ctx, lengths cycling through @ms, the first
+ * behind @gate.  With a BO @stamp_bo, job i writes the device clock at its
+ * end to @stamp_va + 8 i.  0 or -errno.
+ */
 static int queue_jobs(int fd, uint32_t ctx, const unsigned int *ms,
-		      unsigned int nms, unsigned int count, uint32_t gate)
+		      unsigned int nms, unsigned int count, uint32_t gate,
+		      uint32_t stamp_bo, uint64_t stamp_va)
 {
-	uint32_t dw[4], n, i;
+	uint32_t dw[8], n, i;
 	int ret = 0;
 
 	for (i = 0; i < count && !ret; i++) {
 		n = 0;
 		pkt_spin(dw, &n, SCHED_SPIN_MS(ms[i % nms]));
-		ret = submit(fd, ctx, dw, n, NULL, 0, i ? 0 : gate, 0, NULL);
+		if (stamp_bo)
+			pkt_timestamp(dw, &n, stamp_va + 8 * i);
+		ret = submit(fd, ctx, dw, n, &stamp_bo, stamp_bo ? 1 : 0,
+			     i ? 0 : gate, 0, NULL);
 	}
 	return ret;
+}
+
+/* The end stamps of one context's jobs rise with their seqnos: run in order */
+static bool in_order(const volatile uint64_t *end, unsigned int count)
+{
+	unsigned int i;
+
+	for (i = 1; i < count; i++)
+		if (end[i] && (!end[i - 1] || end[i] <= end[i - 1]))
+			return false;
+	return end[0] != 0;
 }
 
 /* jobs not yet completed beyond the one running */
@@ -66,23 +88,30 @@ static bool backlogged(int fd, uint32_t ctx)
 static void weighted(int fd, uint32_t copy, uint32_t gate_bo,
 		     volatile uint32_t *gate_word)
 {
+	static const unsigned int njobs[3] = { 35, 60, 180 };
 	static const unsigned int w[3] = { 1, 2, 4 };
 	static const unsigned int len1[] = { 30, 40 }, len2[] = { 10, 30 },
 				  len4[] = { 5, 10, 15 };
 	uint64_t b0[3], b1[3], total = 0;
-	uint32_t ctx[3] = { 0, 0, 0 }, gate;
-	bool backlog = true, close_enough = true;
+	uint32_t ctx[3] = { 0, 0, 0 }, gate, stamp_bo = 0;
+	bool backlog = true, close_enough = true, ordered = true;
+	volatile uint64_t *end = NULL;
+	uint64_t pre = 0;
 	unsigned int i;
-	int ret = 0;
+	int ret;
 
 	*gate_word = 0;
 	gate = sched_gate(fd, copy, gate_bo, VA_GATE);
+	ret = core_bo(fd, 8192, VA_STAMP, &stamp_bo, (void **)&end);
 	for (i = 0; i < 3 && !ret; i++)
 		ret = sched_ctx(fd, DRM_TERN_PRIORITY_NORMAL, w[i], 0, &ctx[i]);
 	/* 1.2 s, 1.2 s and 1.8 s of work; they get 0.31, 0.63, 1.26 s */
-	ret = ret ?: queue_jobs(fd, ctx[0], len1, 2, 35, gate);
-	ret = ret ?: queue_jobs(fd, ctx[1], len2, 2, 60, gate);
-	ret = ret ?: queue_jobs(fd, ctx[2], len4, 3, 180, gate);
+	ret = ret ?: queue_jobs(fd, ctx[0], len1, 2, njobs[0], gate, stamp_bo,
+				VA_STAMP);
+	ret = ret ?: queue_jobs(fd, ctx[1], len2, 2, njobs[1], gate, stamp_bo,
+				VA_STAMP + 2048);
+	ret = ret ?: queue_jobs(fd, ctx[2], len4, 3, njobs[2], gate, stamp_bo,
+				VA_STAMP + 4096);
 	if (!tap_ok(!ret && gate, "weights 1, 2, 4: 275 jobs queued behind a gate"))
 		return;
 	*gate_word = 1;
@@ -106,8 +135,18 @@ static void weighted(int fd, uint32_t copy, uint32_t gate_bo,
 	}
 	tap_ok(total && close_enough,
 	       "device time went as the weights, within %.2f", TOLERANCE);
-	for (i = 0; i < 3; i++)
+
+	/* the rest is cancelled; once the engine is idle, no stamp moves */
+	for (i = 0; i < 3; i++) {
+		pre += sched_preemptions(fd, ctx[i]);
 		ctx_destroy(fd, ctx[i]);
+	}
+	ret = !sched_wait_jobs(SCHED_ENGINE, 0, 0, 5000);
+	for (i = 0; i < 3; i++)
+		ordered &= in_order(end + 256 * i, njobs[i]);
+	tap_ok(!ret && pre && ordered,
+	       "%llu preemptions, and each context's jobs still ran in order",
+	       (unsigned long long)pre);
 }
 
 struct sample {
@@ -129,7 +168,7 @@ static int child(unsigned int idx, int gate_fd, int cmd, int res)
 		return 2;
 	gate = syncobj_new(fd);
 	if (!gate || drmSyncobjImportSyncFile(fd, gate, gate_fd) ||
-	    queue_jobs(fd, ctx, &ms, 1, 1000 / ms, gate))
+	    queue_jobs(fd, ctx, &ms, 1, 1000 / ms, gate, 0, 0))
 		return 3;
 	if (write(res, &s, sizeof(s)) != sizeof(s))	/* ready */
 		return 4;
