@@ -111,10 +111,10 @@ module_param_cb(sched_policy, &tern_sched_policy_param_ops, NULL, 0444);
 MODULE_PARM_DESC(sched_policy,
 		 "Scheduling policy: fair (priorities, fair share, preemption; default) or fifo (first come, first served, no preemption)");
 
-static unsigned int quantum_us = 2000;
+static unsigned int quantum_us = 10000;
 module_param(quantum_us, uint, 0444);
 MODULE_PARM_DESC(quantum_us,
-		 "Device time after which a running job yields to waiting work of the same or a higher priority, us (default 2000)");
+		 "Device time after which a running job yields to waiting work of the same or a higher priority, us (default 10000)");
 
 static unsigned int starve_ms = 50;
 module_param(starve_ms, uint, 0444);
