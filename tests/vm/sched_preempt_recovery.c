@@ -20,38 +20,6 @@
 
 #define VA_STAMP	0x100000ull
 
-/* debugfs "irqs" of engine 0, or -1 */
-static long long engine_irqs(void)
-{
-	static char buf[1 << 16];
-	long long irqs = -1;
-	char *p;
-
-	if (sched_dbg_read("engines", buf, sizeof(buf)) <= 0)
-		return -1;
-	p = strstr(buf, "engine 0:");
-	p = p ? strstr(p, " irqs ") : NULL;
-	if (p)
-		sscanf(p, " irqs %lld", &irqs);
-	return irqs;
-}
-
-/* ENG_PROGRESS of engine 0 (debugfs), or -1 */
-static long long engine_progress(void)
-{
-	static char buf[1 << 16];
-	long long progress = -1;
-	char *p;
-
-	if (sched_dbg_read("engines", buf, sizeof(buf)) <= 0)
-		return -1;
-	p = strstr(buf, "engine 0:");
-	p = p ? strstr(p, " progress ") : NULL;
-	if (p)
-		sscanf(p, " progress %lld", &progress);
-	return progress;
-}
-
 /* The progress counter stands still for 20 ms (the hang is in effect). */
 static bool engine_stuck(int ms)
 {
@@ -59,9 +27,9 @@ static bool engine_stuck(int ms)
 	long long a, b;
 
 	do {
-		a = engine_progress();
+		a = sched_engine_stat(SCHED_ENGINE, " progress ");
 		usleep(20000);
-		b = engine_progress();
+		b = sched_engine_stat(SCHED_ENGINE, " progress ");
 		if (a >= 0 && a == b)
 			return true;
 	} while (now_ns() < end);
@@ -90,11 +58,11 @@ int main(void)
 	so_h = syncobj_new(fd);
 
 	/* a completion interrupts (the control for what follows) */
-	irqs0 = engine_irqs();
+	irqs0 = sched_engine_stat(SCHED_ENGINE, " irqs ");
 	sched_job_begin(&j, VA_STAMP + 80);
 	ret = sched_job_submit(fd, lo, &j, &bo, 1, 0, so) ?:
 	      syncobj_wait(fd, so, 5000);
-	irqs1 = engine_irqs();
+	irqs1 = sched_engine_stat(SCHED_ENGINE, " irqs ");
 	tap_ok(!ret && irqs0 >= 0 && irqs1 > irqs0,
 	       "a job's completion interrupts (irqs %lld -> %lld)", irqs0, irqs1);
 	drmSyncobjReset(fd, &so, 1);
@@ -104,7 +72,7 @@ int main(void)
 	pkt_spin(j.dw, &j.n, SCHED_SPIN_MS(300));
 	ret = sched_job_submit(fd, lo, &j, &bo, 1, 0, so);
 	ret = ret ?: !sched_wait_u64(&s[0].start, 5000);
-	irqs0 = engine_irqs();
+	irqs0 = sched_engine_stat(SCHED_ENGINE, " irqs ");
 	ret = ret ?: !core_inject(SCHED_ENGINE, 2);
 	sched_job_begin(&j, VA_STAMP + 16);
 	pkt_spin(j.dw, &j.n, SCHED_SPIN_MS(10));
@@ -116,7 +84,7 @@ int main(void)
 	       "without PREEMPT_DONE's interrupt HIGH still ran inside LOW, which resumed");
 
 	/* later completions interrupt again */
-	irqs1 = engine_irqs();
+	irqs1 = sched_engine_stat(SCHED_ENGINE, " irqs ");
 	tap_diag("engine 0 interrupts: %lld before the drop, %lld after", irqs0,
 		 irqs1);
 	irqs0 = irqs1;
@@ -125,7 +93,7 @@ int main(void)
 	pkt_spin(j.dw, &j.n, SCHED_SPIN_MS(10));
 	ret = sched_job_submit(fd, lo, &j, &bo, 1, 0, so) ?:
 	      syncobj_wait(fd, so, 5000);
-	irqs1 = engine_irqs();
+	irqs1 = sched_engine_stat(SCHED_ENGINE, " irqs ");
 	tap_ok(!ret && irqs0 >= 0 && irqs1 > irqs0,
 	       "the next job's completion interrupts (irqs %lld -> %lld)",
 	       irqs0, irqs1);

@@ -368,6 +368,23 @@ static inline bool sched_wait_jobs(unsigned int engine, unsigned int slots,
 	return false;
 }
 
+/* The number debugfs "engines" prints after @key (" irqs ") for @engine, or -1. */
+static inline long long sched_engine_stat(unsigned int engine, const char *key)
+{
+	static char buf[1 << 16];
+	long long v = -1;
+	char head[32], *p;
+
+	if (sched_dbg_read("engines", buf, sizeof(buf)) <= 0)
+		return -1;
+	snprintf(head, sizeof(head), "engine %u:", engine);
+	p = strstr(buf, head);
+	p = p ? strstr(p, key) : NULL;
+	if (p)
+		sscanf(p + strlen(key), "%lld", &v);
+	return v;
+}
+
 /* Device-wide tag of the context @handle of the test's only file, or -1. */
 static inline int sched_ctx_tag(uint32_t handle)
 {
