@@ -2,12 +2,14 @@
 /*
  * lib_tools: the libtern tools and examples run on the real device and
  * succeed: tern-info, tern-saxpy, tern-gemm, tern-bench, and tern-top, which
- * must see a process keeping one compute engine busy.
+ * must see a process keeping one compute engine busy, and the preemption
+ * tern-demo caused (from debugfs; without debugfs it must still work).
  *
  * tern-vm: timeout=240
  */
 #include <signal.h>
 #include <stdint.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <tern/tern.h>
 
@@ -65,6 +67,7 @@ int main(void)
 	static char out[16384];
 	char pidstr[32], *line;
 	double busy = -1.0;
+	long total;
 	int ret, status;
 	pid_t pid;
 
@@ -106,6 +109,33 @@ int main(void)
 	line = strstr(out, "\ncompute ");
 	tap_ok(ret == 0 && (!line || strtod(line + 9, NULL) < 5.0),
 	       "when it is gone the engines are idle");
+
+	/* preemptions: tern-demo makes one, tern-top (root) shows it from debugfs */
+	ret = run("tern-demo -s 512 -w 10", out, sizeof(out));
+	tap_ok(ret == 0, "tern-demo: a high-priority job preempted a 512^3 GEMM (exit %d)", ret);
+	ret = run("tern-top --once -i 100", out, sizeof(out));
+	line = strstr(out, "\nPREEMPTIONS");
+	line = line ? strstr(line, "\nengine ") : NULL;
+	total = -1;
+	while (line && total < 1) {
+		/* "engine <id> <class> <sample> <total> <max latency> ms" */
+		if (sscanf(line, "\nengine %*u %*s %*u %ld", &total) != 1)
+			break;
+		line = strstr(line + 1, "\nengine ");
+	}
+	tap_ok(ret == 0 && total >= 1, "tern-top shows the engine's preemptions (%ld)", total);
+	if (total < 1)
+		tap_diag("%s", out);
+	if (umount("/sys/kernel/debug") == 0) {
+		ret = run("tern-top --once -i 100", out, sizeof(out));
+		tap_ok(ret == 0 && strstr(out, "preemptions not shown") &&
+		       strstr(out, "\nENGINE"), "without debugfs tern-top still works and says "
+		       "why it shows no preemptions (exit %d)", ret);
+		tap_ok(mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL) == 0,
+		       "debugfs mounted again");
+	} else {
+		tap_ok(false, "unmount debugfs: %s", strerror(errno));
+	}
 	tap_done();
 	return tap_exit_status();
 }

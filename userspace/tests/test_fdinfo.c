@@ -2,7 +2,8 @@
 /*
  * Copyright (c) 2026 The tern authors
  *
- * test_fdinfo: tern-top's parser of the DRM fdinfo keys.
+ * test_fdinfo: tern-top's parsers of the DRM fdinfo keys and of the
+ * preemption counters of the debugfs engines file.
  */
 #include <string.h>
 
@@ -24,6 +25,42 @@ static const char sample[] =
 	"drm-total-system:\t8 MiB\n"
 	"drm-resident-system:\t512 KiB\n"
 	"drm-resident-local:\t4096\n";
+
+/* The debugfs engines file as the scheduler prints it. */
+static const char engines_text[] =
+	"engine 0: compute, preempting, 2 in slots, 3 queued, contexts 2\n"
+	"  policy fair quantum_us 2000 starve_ms 50\n"
+	"  run 10 completed 8 faults 0 resets 0 irqs 12 hw_seqno 10\n"
+	"  preempt requested 4 served 3 jobs 2 latency_ns last 81234 max 190000\n"
+	"  status 0x00000001 progress 5 busy_ns 123 writeback 9\n"
+	"  slot 0: running outcome 0 ctx 1 job 3 hw_seqno 9 size 64\n"
+	"engine 2: copy, 0 in slots, 0 queued, contexts 0\n"
+	"  policy fair quantum_us 2000 starve_ms 50\n"
+	"  preempt requested 0 served 0 jobs 0 latency_ns last 0 max 0\n";
+
+static void test_engines(void)
+{
+	struct tern_engine_preempt e[4];
+	unsigned int n;
+
+	n = tern_engines_parse(engines_text, e, 4);
+	ok(n == 2, "two engines with preemption counters (%u)", n);
+	ok(e[0].id == 0 && !strcmp(e[0].class_name, "compute") && e[0].requested == 4 &&
+	   e[0].served == 3 && e[0].jobs == 2 && e[0].max_latency_ns == 190000,
+	   "engine 0: class, requested, served, jobs, max latency");
+	ok(n == 2 && e[1].id == 2 && !strcmp(e[1].class_name, "copy") && e[1].jobs == 0,
+	   "engine 2, the copy engine, with none");
+	ok(tern_engines_parse(engines_text, e, 1) == 1 && e[0].id == 0,
+	   "no more engines than there is room for");
+	ok(tern_engines_parse("engine 0: compute, 2 in slots, 0 queued, contexts 1\n"
+			      "  run 1 completed 1 faults 0 resets 0 irqs 1 hw_seqno 1\n",
+			      e, 4) == 0, "a driver without preemption counters: none");
+	n = tern_engines_parse("engine 1: compute\n  preempt requested 7 served 7\n", e, 4);
+	ok(n == 1 && e[0].id == 1 && e[0].jobs == 7 && e[0].max_latency_ns == 0,
+	   "without jobs and latency fields, jobs are the served requests");
+	ok(tern_engines_parse("  preempt requested 1 served 1 jobs 1\n", e, 4) == 0,
+	   "a preemption line outside an engine is ignored");
+}
 
 int main(void)
 {
@@ -58,5 +95,6 @@ int main(void)
 	}
 	ok(drm_fdinfo_parse(many, &fi) == 0 && fi.engine_count == FDINFO_MAX_ENGINES,
 	   "engines beyond %d are dropped, not overflowed", FDINFO_MAX_ENGINES);
+	test_engines();
 	return tap_end();
 }

@@ -2,9 +2,11 @@
 /*
  * Copyright (c) 2026 The tern authors
  *
- * fdinfo.c - parser of the DRM fdinfo keys (drm-usage-stats.rst).
+ * fdinfo.c - parser of the DRM fdinfo keys (drm-usage-stats.rst), and of
+ * the preemption counters in tern's debugfs engines file.
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,4 +114,42 @@ const struct fdinfo_engine *drm_fdinfo_engine(const struct drm_fdinfo *fi, const
 		if (!strcmp(fi->engines[i].name, name))
 			return &fi->engines[i];
 	return NULL;
+}
+
+/*
+ * The engines file has, per engine, a line "engine <id>: <class>, ..." and
+ * later "  preempt requested <n> served <n> jobs <n> latency_ns last <n>
+ * max <n>" (docs/scheduler.md).
+ */
+unsigned int tern_engines_parse(const char *text, struct tern_engine_preempt *out,
+				unsigned int max)
+{
+	struct tern_engine_preempt cur = { 0 };
+	const char *line = text;
+	bool in_engine = false;
+	unsigned int n = 0;
+
+	while (line && *line && n < max) {
+		const char *eol = strchr(line, '\n');
+		unsigned long long req, served;
+		const char *p;
+		char cls[16];
+
+		if (sscanf(line, "engine %u: %15[a-z]", &cur.id, cls) == 2) {
+			snprintf(cur.class_name, sizeof(cur.class_name), "%s", cls);
+			in_engine = true;
+		} else if (in_engine &&
+			   sscanf(line, " preempt requested %llu served %llu", &req, &served) == 2) {
+			cur.requested = req;
+			cur.served = served;
+			p = strstr(line, " jobs ");
+			cur.jobs = p && (!eol || p < eol) ? strtoull(p + 6, NULL, 10) : served;
+			p = strstr(line, " max ");
+			cur.max_latency_ns = p && (!eol || p < eol) ? strtoull(p + 5, NULL, 10) : 0;
+			out[n++] = cur;
+			in_engine = false;
+		}
+		line = eol ? eol + 1 : NULL;
+	}
+	return n;
 }

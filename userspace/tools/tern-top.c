@@ -5,7 +5,9 @@
  * tern-top: per-engine and per-client utilisation of tern devices, from the
  * DRM usage statistics in /proc/<pid>/fdinfo (drm-engine-<name> keys), in the
  * manner of intel_gpu_top.  Utilisation is the engine time a client used
- * between two samples divided by the time between them.
+ * between two samples divided by the time between them.  Preemptions per
+ * engine come from tern's debugfs engines file when it can be read (root,
+ * debugfs mounted): fdinfo has no key for them.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -36,6 +38,9 @@ struct sample {
 	uint64_t time_ns;
 	unsigned int count;
 	struct client clients[MAX_CLIENTS];
+	bool have_preempt;		/* the debugfs engines file was read */
+	unsigned int preempt_count;
+	struct tern_engine_preempt preempt[TERN_DEVICE_MAX_ENGINES];
 };
 
 static void usage(FILE *f)
@@ -52,6 +57,9 @@ static void usage(FILE *f)
 		"                         interrupted)\n"
 		"  -1, --once             print one sample and exit (same as -n 1)\n"
 		"  -h, --help             this help\n"
+		"\n"
+		"Preemptions per engine are shown when tern's debugfs engines file can\n"
+		"be read (as root, with debugfs mounted).\n"
 		"\n"
 		"Exit status: 0 success, 1 failure, 2 bad usage, 3 no tern device,\n"
 		"4 no permission to open the device.\n");
@@ -141,6 +149,79 @@ static void take_sample(struct sample *s, const char *pdev)
 	closedir(proc);
 }
 
+/*
+ * The debugfs engines file of the device: DRM names the directory after the
+ * device (its PCI address) on current kernels, after the accel minor on
+ * older ones.
+ */
+static void debugfs_engines(const struct tern_device_info *info, char *path, size_t len)
+{
+	unsigned int minor;
+
+	snprintf(path, len, "/sys/kernel/debug/accel/%s/engines", info->pci_slot);
+	if (info->pci_slot[0] && !access(path, F_OK))
+		return;
+	if (sscanf(info->path, "/dev/accel/accel%u", &minor) == 1) {
+		snprintf(path, len, "/sys/kernel/debug/accel/%u/engines", minor);
+		if (!access(path, F_OK) || !info->pci_slot[0])
+			return;
+	}
+	/* neither is there (no root, no debugfs): name the usual one */
+	snprintf(path, len, "/sys/kernel/debug/accel/%s/engines", info->pci_slot);
+}
+
+/* The preemption counters of the device's engines, from @path (debugfs). */
+static void read_preempt(struct sample *s, const char *path)
+{
+	static char text[16384];
+	ssize_t n;
+	int fd;
+
+	s->have_preempt = false;
+	s->preempt_count = 0;
+	if (!path[0])
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n < 0)
+		return;
+	text[n] = 0;
+	s->have_preempt = true;
+	s->preempt_count = tern_engines_parse(text, s->preempt, TERN_DEVICE_MAX_ENGINES);
+}
+
+static void show_preempt(const struct sample *prev, const struct sample *cur,
+			 const char *path)
+{
+	unsigned int i, j;
+
+	if (!cur->have_preempt) {
+		printf("\n(preemptions not shown: %s cannot be read; it needs root and debugfs)\n",
+		       path[0] ? path : "the debugfs engines file");
+		return;
+	}
+	if (!cur->preempt_count) {
+		printf("\n(the driver reports no preemption counters)\n");
+		return;
+	}
+	printf("\n%-16s %7s %9s %14s\n", "PREEMPTIONS", "SAMPLE", "TOTAL", "MAX LATENCY");
+	for (i = 0; i < cur->preempt_count; i++) {
+		const struct tern_engine_preempt *e = &cur->preempt[i];
+		uint64_t before = e->jobs;
+		char name[32];
+
+		for (j = 0; prev->have_preempt && j < prev->preempt_count; j++)
+			if (prev->preempt[j].id == e->id && prev->preempt[j].jobs <= e->jobs)
+				before = prev->preempt[j].jobs;
+		snprintf(name, sizeof(name), "engine %u %s", e->id, e->class_name);
+		printf("%-16s %7" PRIu64 " %9" PRIu64 " %11.3f ms\n", name, e->jobs - before,
+		       e->jobs, e->max_latency_ns / 1e6);
+	}
+}
+
 static const struct client *find_client(const struct sample *s, const struct client *c)
 {
 	unsigned int i;
@@ -176,7 +257,7 @@ static void bar(double pct, char *buf, int width)
 }
 
 static void show(const struct tern_device_info *info, const struct sample *prev,
-		 const struct sample *cur, bool clear)
+		 const struct sample *cur, bool clear, const char *preempt_path)
 {
 	char names[FDINFO_MAX_ENGINES][32];
 	uint64_t dt = cur->time_ns - prev->time_ns;
@@ -214,6 +295,7 @@ static void show(const struct tern_device_info *info, const struct sample *prev,
 	}
 	if (!n)
 		printf("(no engine activity reported: no tern client is running)\n");
+	show_preempt(prev, cur, preempt_path);
 
 	printf("\n%7s %8s %-16s %10s", "PID", "CLIENT", "NAME", "MEM(KiB)");
 	for (e = 0; e < n; e++)
@@ -244,6 +326,7 @@ int main(int argc, char **argv)
 	};
 	uint64_t interval_ms = 1000, iterations = 0, it;
 	struct sample *prev, *cur, *tmp;
+	char preempt_path[128] = "";
 	const char *spec = NULL;
 	struct tern_device *dev;
 	struct timespec ts;
@@ -298,16 +381,19 @@ int main(int argc, char **argv)
 		return TOOL_EXIT_FAIL;
 	}
 	clear = isatty(STDOUT_FILENO) && iterations != 1;
+	debugfs_engines(tern_device_info(dev), preempt_path, sizeof(preempt_path));
 	take_sample(prev, tern_device_info(dev)->pci_slot);
+	read_preempt(prev, preempt_path);
 	for (it = 0; !iterations || it < iterations; it++) {
 		ts.tv_sec = (time_t)(interval_ms / 1000);
 		ts.tv_nsec = (long)(interval_ms % 1000) * 1000000;
 		while (nanosleep(&ts, &ts) && errno == EINTR)
 			;
 		take_sample(cur, tern_device_info(dev)->pci_slot);
+		read_preempt(cur, preempt_path);
 		if (it && !clear)
 			printf("\n");
-		show(tern_device_info(dev), prev, cur, clear);
+		show(tern_device_info(dev), prev, cur, clear, preempt_path);
 		tmp = prev;
 		prev = cur;
 		cur = tmp;
