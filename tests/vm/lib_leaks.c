@@ -2,7 +2,7 @@
 /*
  * lib_leaks: libtern gives back what it takes.  Many rounds of every kind of
  * call (open, contexts, buffers, export/import, command buffers, submits,
- * fences, sync_files, and the error paths) leave the heap in use, the open
+ * fences, sync_files, timelines, and the error paths) leave the heap in use, the open
  * file descriptors and the process's mappings as they were after the first
  * round.  (valgrind does not run in the test VM; this is its stand-in for
  * the paths that need a device.)
@@ -48,8 +48,12 @@ static int round_trip(void)
 	struct tern_device *dev = NULL, *dev2 = NULL, *none = NULL;
 	struct tern_bo *bo = NULL, *imp = NULL, *bad = NULL;
 	struct tern_fence *f = NULL, *g = NULL, *h = NULL;
+	struct tern_timeline *tl = NULL, *tl2 = NULL, *tlbad = NULL;
+	struct tern_timeline_point sig, wait;
+	struct tern_deps d = { 0 };
+	struct tern_fence *pf = NULL, *pfbad = NULL;
 	struct tern_cmdbuf *cb = NULL;
-	int bad_results = 0, fd = -1, sfd = -1;
+	int bad_results = 0, fd = -1, sfd = -1, tfd = -1, psfd = -1;
 
 	bad_results += tern_device_open(0, &dev) != 0;
 	bad_results += tern_device_open(0, &dev2) != 0;
@@ -83,6 +87,37 @@ static int round_trip(void)
 	bad_results += tern_cmd_write_imm(cb, 0x10, 1) != 0;
 	bad_results += tern_submit(ctx, cb, NULL, 0, NULL) != -EFAULT;
 
+	/* timelines: a job signals point 1, another waits for it; errors */
+	tern_cmdbuf_reset(cb);
+	bad_results += tern_cmd_write_imm(cb, tern_bo_va(bo), 3) != 0;
+	bad_results += tern_timeline_create(dev, &tl) != 0;
+	sig = (struct tern_timeline_point){ tl, 1 };
+	wait = (struct tern_timeline_point){ tl, 1 };
+	d.signals = &sig;
+	d.signal_count = 1;
+	bad_results += tern_submit_deps(ctx, cb, &d, NULL) != 0;
+	bad_results += tern_submit_deps(ctx, cb, &d, NULL) != -EINVAL;	/* point 1 again */
+	d = (struct tern_deps){ .waits = &wait, .wait_count = 1 };
+	bad_results += tern_submit_deps(ctx, cb, &d, NULL) != 0;
+	wait.point = 5;
+	bad_results += tern_submit_deps(ctx, cb, &d, NULL) != -ENOENT;
+	bad_results += tern_timeline_wait(tl, 1, 10 * 1000000000ll) != 0;
+	bad_results += tern_timeline_point_fence(tl, 1, &pf) != 0;
+	bad_results += tern_timeline_point_fence(tl, 5, &pfbad) != -ENOENT;
+	bad_results += tern_fence_export_sync_file(pf, &psfd) != 0;
+	bad_results += tern_timeline_import_sync_file(tl, 2, psfd) != 0;
+	bad_results += tern_timeline_import_sync_file(tl, 3, -1) == 0;
+	bad_results += tern_timeline_signal(tl, 4) != 0;
+	bad_results += tern_timeline_export(tl, &tfd) != 0;
+	bad_results += tern_timeline_import(dev2, tfd, &tl2) != 0;
+	bad_results += tern_timeline_import(dev2, -1, &tlbad) == 0;
+	bad_results += tern_timeline_wait(tl2, 4, 0) != 0;
+
+	tern_timeline_free(tl2);
+	tern_timeline_free(tl);
+	tern_fence_free(pf);
+	close(tfd);
+	close(psfd);
 	close(sfd);
 	close(fd);
 	tern_fence_free(h);
