@@ -94,18 +94,20 @@ int bench_preempt_latencies_clear(struct tern_device *dev);
 /* --- load.c ------------------------------------------------------------- */
 
 /*
- * A background load: each context keeps BENCH_LOAD_DEPTH jobs in flight,
- * cycling through its command buffers, from one thread, until stopped.
+ * A background load: each context keeps @depth jobs (2 if 0, at most
+ * BENCH_LOAD_MAX_DEPTH) in flight, cycling through its command buffers,
+ * from one thread, until stopped.
  */
-#define BENCH_LOAD_DEPTH	2
+#define BENCH_LOAD_MAX_DEPTH	8
 #define BENCH_LOAD_MAX_CTX	64
 
 struct bench_load_ctx {
 	struct tern_context *ctx;
 	const struct tern_cmdbuf *const *cbs;	/* jobs, used in turn */
 	unsigned int ncbs;
+	unsigned int depth;
 	/* private */
-	struct tern_fence *fence[BENCH_LOAD_DEPTH];
+	struct tern_fence *fence[BENCH_LOAD_MAX_DEPTH];
 	uint64_t head, tail, next_cb;
 };
 

@@ -4,7 +4,7 @@
  *
  * debugfs.c - the driver's debugfs files the suite uses (see
  * docs/scheduler.md): sched_policy, quantum_us, starve_ms, raw_nop and
- * preempt_latency, in /sys/kernel/debug/accel/<minor>/ of the device.
+ * preempt_latency, in /sys/kernel/debug/accel/<PCI address>/ of the device.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,8 +19,15 @@
 
 int bench_debugfs_path(struct tern_device *dev, const char *name, char *path, size_t len)
 {
+	const char *slot = tern_device_info(dev)->pci_slot;
 	struct stat st;
 
+	/* DRM names the device's folder after its parent (the PCI address) */
+	if (slot[0]) {
+		snprintf(path, len, "/sys/kernel/debug/accel/%s/%s", slot, name);
+		if (!access(path, F_OK))
+			return 0;
+	}
 	if (fstat(tern_device_fd(dev), &st))
 		return -errno;
 	snprintf(path, len, "/sys/kernel/debug/accel/%u/%s", minor(st.st_rdev), name);

@@ -6,7 +6,7 @@
  *
  * - Jain's index (sum x)^2 / (n sum x^2) of the device time (busy_ns of
  *   the context state) 16 equal NORMAL contexts got over a window while
- *   each kept two SPIN jobs queued: 1 is perfectly even.
+ *   each kept six 4 ms SPIN jobs queued: 1 is perfectly even.
  * - Weighted shares: four contexts of weights 1, 2, 4 and 8 on one engine,
  *   all backlogged; each one's share of the engine's time over its share of
  *   the weights (1 is exact), under fair and, for contrast, fifo.
@@ -65,6 +65,9 @@ static int share_add(struct bench *b, struct share_load *sl, uint32_t prio, uint
 		return ret;
 	c->cbs = (const struct tern_cmdbuf *const *)&sl->spin;
 	c->ncbs = 1;
+	/* deep enough that the context never runs dry while the load thread
+	 * wakes up: a context with nothing queued gives up its share */
+	c->depth = 6;
 	sl->n++;
 	return 0;
 }

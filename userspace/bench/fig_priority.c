@@ -86,6 +86,7 @@ static int prio_load_init(struct bench *b, struct prio_load *pl, unsigned int jo
 		pl->n++;
 		c->cbs = (const struct tern_cmdbuf *const *)pl->cbs;
 		c->ncbs = 2;
+		c->depth = 2;
 		busy |= 1u << tern_context_engine(c->ctx);
 	}
 	for (j = 0, i = 0; i < tern_device_info(b->sdev)->engine_count; i++)

@@ -3,7 +3,7 @@
  * Copyright (c) 2026 The tern authors
  *
  * load.c - a background load: libtern contexts kept busy from one thread,
- * each with BENCH_LOAD_DEPTH jobs in flight, until stopped.
+ * each with a few jobs in flight, until stopped.
  *
  * The thread sleeps on the oldest fence of every context at once
  * (drmSyncobjWait() on their tern_fence_syncobj() handles, "any" mode) and
@@ -34,7 +34,7 @@ struct bench_load {
 static int load_retire(struct bench_load *l, struct bench_load_ctx *c, int64_t timeout_ns)
 {
 	while (c->tail < c->head) {
-		struct tern_fence **f = &c->fence[c->tail % BENCH_LOAD_DEPTH];
+		struct tern_fence **f = &c->fence[c->tail % c->depth];
 		int ret = tern_fence_wait(*f, timeout_ns);
 
 		if (ret == -ETIME)
@@ -63,9 +63,9 @@ static void *load_thread(void *arg)
 			struct bench_load_ctx *c = &l->ctxs[i];
 
 			ret = load_retire(l, c, 0);
-			while (!ret && c->head - c->tail < BENCH_LOAD_DEPTH) {
+			while (!ret && c->head - c->tail < c->depth) {
 				ret = tern_submit(c->ctx, c->cbs[c->next_cb % c->ncbs], NULL, 0,
-						  &c->fence[c->head % BENCH_LOAD_DEPTH]);
+						  &c->fence[c->head % c->depth]);
 				if (!ret) {
 					c->head++;
 					c->next_cb++;
@@ -77,7 +77,7 @@ static void *load_thread(void *arg)
 			struct bench_load_ctx *c = &l->ctxs[i];
 
 			if (c->tail < c->head)
-				handles[n++] = tern_fence_syncobj(c->fence[c->tail % BENCH_LOAD_DEPTH]);
+				handles[n++] = tern_fence_syncobj(c->fence[c->tail % c->depth]);
 		}
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		if (!ret && n)
@@ -113,7 +113,13 @@ int bench_load_start(struct tern_device *dev, struct bench_load_ctx *ctxs, unsig
 	atomic_init(&l->stop, false);
 	for (i = 0; i < n; i++) {
 		ctxs[i].head = ctxs[i].tail = ctxs[i].next_cb = 0;
-		for (j = 0; j < BENCH_LOAD_DEPTH; j++)
+		if (!ctxs[i].depth)
+			ctxs[i].depth = 2;
+		if (ctxs[i].depth > BENCH_LOAD_MAX_DEPTH) {
+			free(l);
+			return -EINVAL;
+		}
+		for (j = 0; j < BENCH_LOAD_MAX_DEPTH; j++)
 			ctxs[i].fence[j] = NULL;
 	}
 	ret = -pthread_create(&l->thread, NULL, load_thread, l);
