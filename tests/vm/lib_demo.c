@@ -57,7 +57,8 @@ int main(void)
 	       "the high-priority job preempted the GEMM and finished first");
 	tap_ok(strstr(out, "match the CPU bit for bit") != NULL, "both results match the CPU");
 	p = strstr(out, "low context:");
-	if (p && (p = strstr(p, "done, ")))
+	p = p ? strstr(p, "done, ") : NULL;
+	if (p)
 		preemptions = strtol(p + 6, NULL, 10);
 	tap_ok(preemptions >= 1, "the GEMM's context counts %ld preemption(s)", preemptions);
 	p = strstr(out, "paused ");

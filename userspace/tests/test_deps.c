@@ -20,7 +20,8 @@ int main(void)
 	struct tern_device dev = { .fd = -1 }, other = { .fd = -1 };
 	struct tern_fence f1 = { .dev = &dev, .syncobj = 11 }, f2 = { .dev = &dev, .syncobj = 12 };
 	struct tern_fence foreign_f = { .dev = &other, .syncobj = 13 };
-	struct tern_timeline t1 = { .dev = &dev, .syncobj = 21 }, t2 = { .dev = &dev, .syncobj = 22 };
+	struct tern_timeline t1 = { .dev = &dev, .syncobj = 21 };
+	struct tern_timeline t2 = { .dev = &dev, .syncobj = 22 };
 	struct tern_timeline foreign_t = { .dev = &other, .syncobj = 23 };
 	struct tern_fence *fences[2] = { &f1, &f2 };
 	struct tern_timeline_point waits[2] = { { &t1, 5 }, { &t2, 1ull << 40 } };

@@ -138,8 +138,8 @@ unsigned int tern_engines_parse(const char *text, struct tern_engine_preempt *ou
 		if (sscanf(line, "engine %u: %15[a-z]", &cur.id, cls) == 2) {
 			snprintf(cur.class_name, sizeof(cur.class_name), "%s", cls);
 			in_engine = true;
-		} else if (in_engine &&
-			   sscanf(line, " preempt requested %llu served %llu", &req, &served) == 2) {
+		} else if (in_engine && sscanf(line, " preempt requested %llu served %llu",
+					       &req, &served) == 2) {
 			cur.requested = req;
 			cur.served = served;
 			p = strstr(line, " jobs ");
