@@ -2,11 +2,11 @@
 /*
  * sched_knobs: the scheduler's controls and what they refuse.
  *
- * - debugfs sched_policy, quantum_us and starve_ms read their defaults
- *   (fair, 2000, 50), accept values at the ends of their ranges, refuse
- *   others with EINVAL and keep the old value; "engines" shows every
- *   engine's policy line, which follows a switch to fifo and back;
- * - the module parameters exist;
+ * - debugfs sched_policy, quantum_us and starve_ms start from the module
+ *   parameters of the same names (policy fair by default), accept values
+ *   at the ends of their ranges, refuse others with EINVAL and keep the
+ *   old value; "engines" shows every engine's policy line, which follows
+ *   a switch to fifo and back;
  * - CONTEXT_CREATE refuses weight 65 and a non-zero pad with EINVAL,
  *   accepts weights 0 (the default, 1) and 64, and debugfs "queues" shows
  *   each context with its class and weight;
@@ -81,6 +81,24 @@ static bool queues_entry(int tag, unsigned int *prio, unsigned int *weight)
 	return false;
 }
 
+/* A module parameter of tern.ko as text without its newline, or "". */
+static const char *module_param_text(const char *name, char *out, size_t len)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/tern/parameters/%s", name);
+	out[0] = '\0';
+	f = fopen(path, "r");
+	if (f) {
+		if (!fgets(out, (int)len, f))
+			out[0] = '\0';
+		fclose(f);
+	}
+	out[strcspn(out, "\n")] = '\0';
+	return out;
+}
+
 static void policy_knobs(unsigned int engines)
 {
 	static const char *const bad_policy[] = { "lifo", "FIFO", "fair2",
@@ -89,38 +107,39 @@ static void policy_knobs(unsigned int engines)
 						   "12x", NULL };
 	static const char *const bad_starve[] = { "0", "100001", "x", "-1",
 						  NULL };
-	static const char *const params[] = { "sched_policy", "quantum_us",
-					      "starve_ms" };
-	unsigned int i, missing = 0;
-	char path[128];
+	char policy[16], quantum[16], starve[16], line[128], keep[24];
 
+	/* debugfs starts from the module parameters: fair by default */
+	module_param_text("sched_policy", policy, sizeof(policy));
+	module_param_text("quantum_us", quantum, sizeof(quantum));
+	module_param_text("starve_ms", starve, sizeof(starve));
+	tap_ok(!strcmp(policy, "fair") && atol(quantum) > 0 && atol(starve) > 0,
+	       "module parameters: sched_policy %s, quantum_us %s, starve_ms %s",
+	       policy, quantum, starve);
 	tap_ok(sched_dbg_read("sched_policy", buf, sizeof(buf)) > 0 &&
-	       !strcmp(buf, "fair\n"), "sched_policy reads fair by default");
-	tap_ok(sched_dbg_long("quantum_us") == SCHED_QUANTUM_US_DEFAULT &&
-	       sched_dbg_long("starve_ms") == SCHED_STARVE_MS_DEFAULT,
-	       "quantum_us %ld, starve_ms %ld by default",
-	       sched_dbg_long("quantum_us"), sched_dbg_long("starve_ms"));
-	tap_ok(engines_lines("  policy fair quantum_us 2000 starve_ms 50\n") == engines,
+	       !strncmp(buf, policy, strlen(policy)) &&
+	       sched_dbg_long("quantum_us") == atol(quantum) &&
+	       sched_dbg_long("starve_ms") == atol(starve),
+	       "debugfs sched_policy, quantum_us and starve_ms start from them");
+	snprintf(line, sizeof(line), "  policy fair quantum_us %s starve_ms %s\n",
+		 quantum, starve);
+	tap_ok(engines_lines(line) == engines,
 	       "debugfs engines shows the policy of each of the %u engines",
 	       engines);
-	for (i = 0; i < 3; i++) {
-		snprintf(path, sizeof(path), "/sys/module/tern/parameters/%s",
-			 params[i]);
-		missing += access(path, F_OK) != 0;
-	}
-	tap_ok(!missing, "module parameters sched_policy, quantum_us, starve_ms");
 
 	refuse("sched_policy", bad_policy, "fair\n");
-	refuse("quantum_us", bad_quantum, "2000\n");
-	refuse("starve_ms", bad_starve, "50\n");
+	snprintf(keep, sizeof(keep), "%s\n", quantum);
+	refuse("quantum_us", bad_quantum, keep);
+	snprintf(keep, sizeof(keep), "%s\n", starve);
+	refuse("starve_ms", bad_starve, keep);
 	tap_ok(takes("quantum_us", "1") && takes("quantum_us", "1000000") &&
-	       takes("quantum_us", "2000"), "quantum_us takes 1 and 1000000");
-	tap_ok(sched_dbg_long("starve_ms") == SCHED_STARVE_MS_DEFAULT,
+	       takes("quantum_us", quantum), "quantum_us takes 1 and 1000000");
+	tap_ok(sched_dbg_long("starve_ms") == atol(starve),
 	       "a quantum above starve_ms and back leaves starve_ms alone (%ld)",
 	       sched_dbg_long("starve_ms"));
-	sched_dbg_write("starve_ms", "50");
+	sched_dbg_write("starve_ms", starve);
 	tap_ok(takes("starve_ms", "1") && takes("starve_ms", "100000") &&
-	       takes("starve_ms", "50"), "starve_ms takes 1 and 100000");
+	       takes("starve_ms", starve), "starve_ms takes 1 and 100000");
 	tap_ok(takes("sched_policy", "fifo") &&
 	       engines_lines("  policy fifo ") == engines,
 	       "sched_policy fifo switches every engine");

@@ -13,6 +13,10 @@
  *    then a HIGH job arrives: the driver asks for a preemption that a hung
  *    engine never serves.  The hang is still detected, the LOW context is
  *    BANNED, and the HIGH job runs and completes, its context untouched.
+ * 3. Slow is not hung.  Contexts with a 100 ms timeout: a LOW job of
+ *    200 ms is preempted by a HIGH job of 400 ms and waits for it four
+ *    times its timeout; each job runs longer than its timeout, making
+ *    progress.  Neither is taken for hung: both complete, no reset.
  *
  * tern-vm: device=compute-engines=1,time-scale=200 timeout=120
  */
@@ -132,6 +136,26 @@ int main(void)
 	       st.state, st.reason);
 	tap_ok(core_find_coredump("tern devcoredump: hang"),
 	       "a devcoredump describes the hang");
+
+	/* 3: LOW 200 ms (stamp 6) preempted by HIGH 400 ms (stamp 7) */
+	ret = sched_ctx(fd, DRM_TERN_PRIORITY_LOW, 0, 100, &lo) ||
+	      sched_ctx(fd, DRM_TERN_PRIORITY_HIGH, 0, 100, &hi);
+	drmSyncobjReset(fd, &so, 1);
+	drmSyncobjReset(fd, &so_h, 1);
+	sched_job_begin(&j, VA_STAMP + 96);
+	pkt_spin(j.dw, &j.n, SCHED_SPIN_MS(200));
+	ret = ret ?: sched_job_submit(fd, lo, &j, &bo, 1, 0, so);
+	ret = ret ?: !sched_wait_u64(&s[6].start, 5000);
+	sched_job_begin(&j, VA_STAMP + 112);
+	pkt_spin(j.dw, &j.n, SCHED_SPIN_MS(400));
+	ret = ret ?: sched_job_submit(fd, hi, &j, &bo, 1, 0, so_h);
+	ret = ret ?: syncobj_wait(fd, so_h, 10000) ?: syncobj_wait(fd, so, 10000);
+	tap_ok(!ret && sched_stamp_inside(&s[6], &s[7]),
+	       "timeout 100 ms: a LOW job waited 400 ms preempted, then completed");
+	tap_ok(!ctx_state(fd, lo, &st) && st.state == DRM_TERN_CONTEXT_ACTIVE &&
+	       !st.reset_count && st.preemptions == 1 &&
+	       !ctx_state(fd, hi, &st) && st.state == DRM_TERN_CONTEXT_ACTIVE &&
+	       !st.reset_count, "neither job was taken for hung");
 
 	close(fd);
 	tap_done();

@@ -30,10 +30,6 @@
 #define SCHED_SPIN_MS(ms)	((ms) * 1000 / SCHED_TIME_SCALE)
 #define SCHED_ENGINE		0
 
-/* debugfs "preempt_latency" and friends: contract of docs/scheduler.md */
-#define SCHED_QUANTUM_US_DEFAULT	2000
-#define SCHED_STARVE_MS_DEFAULT		50
-
 /*
  * A compute context of class @prio and @weight (0: the default) on the
  * device's only compute engine; @timeout_ms 0 is the default.

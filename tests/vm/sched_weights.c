@@ -7,9 +7,10 @@
  * 1. One file, three NORMAL contexts of weights 1, 2 and 4.  The weight-1
  *    context submits long jobs (30 and 40 ms), the weight-4 one short jobs
  *    (5, 10, 15 ms): a scheduler that shared by job count, or in arrival
- *    order, would give shares far from 1/7, 2/7, 4/7.  With a 2 ms
- *    quantum they are preempted all the time; each context's jobs still
- *    run in submission order (their end stamps rise with their seqnos).
+ *    order, would give shares far from 1/7, 2/7, 4/7.  The quantum
+ *    (10 ms by default) preempts the longer jobs again and again; each
+ *    context's jobs still run in submission order (their end stamps rise
+ *    with their seqnos).
  * 2. Four processes, one context each, equal weights, jobs of 5, 10, 15
  *    and 20 ms: equal shares (Jain's fairness index near 1; sharing by job
  *    count would give 1:2:3:4, an index of 0.83).
@@ -23,7 +24,7 @@
  * Tolerance: 0.05 of the engine, absolute, per context.  busy_ns is charged
  * when a run ends, so at each edge of the window one run per context may be
  * uncharged; the policy keeps the contexts' virtual times within one run of
- * each other.  A run lasts at most the job or a quantum (2 ms) plus the
+ * each other.  A run lasts at most the job or a quantum (10 ms) plus the
  * time the driver takes to notice its end and request the preemption,
  * 50 ms being a generous bound under emulation: 2 x 50 ms over a 2 s
  * window is 0.05.
