@@ -120,9 +120,9 @@ int main(void)
 	       "HIGH and the preempted NORMAL job in the slots, the LOW one queued");
 	tap_ok(core_inject(SCHED_ENGINE, 1), "inject a hang into the HIGH job");
 
-	tap_ok(!syncobj_wait(fd2, so_g, 10000) &&
-	       sched_fence_info(fd2, so_g, &status, &sig_ns) &&
-	       status == -ETIMEDOUT && mark[1] == 0,
+	ret = syncobj_wait(fd2, so_g, 10000) ||
+	      !sched_fence_info(fd2, so_g, &status, &sig_ns);
+	tap_ok(!ret && status == -ETIMEDOUT && mark[1] == 0,
 	       "the hung job's fence signals -ETIMEDOUT (status %d)", status);
 	ret = ctx_state(fd2, g, &st);
 	tap_ok(!ret && st.state == DRM_TERN_CONTEXT_BANNED &&
@@ -170,9 +170,9 @@ int main(void)
 	ret = ret ?: !wait_word(&mark[0], 3, 5000);
 	tap_ok(!ret && !s[2].end && core_inject(SCHED_ENGINE, 3),
 	       "inject a fault into a NORMAL job that preempted a LOW one");
-	tap_ok(!syncobj_wait(fd2, so_f, 10000) &&
-	       sched_fence_info(fd2, so_f, &status, &sig_ns) &&
-	       status == -EIO && mark[1] != 4,
+	ret = syncobj_wait(fd2, so_f, 10000) ||
+	      !sched_fence_info(fd2, so_f, &status, &sig_ns);
+	tap_ok(!ret && status == -EIO && mark[1] != 4,
 	       "the faulted job's fence signals -EIO (status %d)", status);
 	ret = ctx_state(fd2, f, &st);
 	tap_ok(!ret && st.state == DRM_TERN_CONTEXT_FAULTED &&
