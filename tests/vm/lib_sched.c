@@ -16,8 +16,9 @@
 #include "tern_test.h"
 
 #define SEC		1000000000ll
-#define SHARE_JOBS	24
-#define SHARE_JOB_US	2000
+/* long enough that a quantum's worth of either context is a small error */
+#define SHARE_JOBS	40
+#define SHARE_JOB_US	5000
 
 static int64_t now_ns(void)
 {
