@@ -22,14 +22,14 @@
  *   buffers, fences and close the device last.
  *
  * Thread safety: a struct tern_device may be used from any number of threads
- * at once, and so may contexts, buffers and fences created from it (they hold
- * no mutable state the library does not lock).  Several threads may submit
- * to one context or to different contexts concurrently.  A struct
- * tern_cmdbuf is not locked: build each one in one thread at a time (it may
- * be submitted from any thread once built, and submitted again).  Releasing
- * an object while another thread still uses it is a bug of the caller.
- * tern_last_error() is per thread.  After fork() the child shares the
- * parent's open device (the same DRM file); use it in one process only.
+ * at once, and so may contexts, buffers, fences and timelines created from
+ * it (they hold no mutable state the library does not lock).  Several
+ * threads may submit to one context or to different contexts concurrently.
+ * A struct tern_cmdbuf is not locked: build each one in one thread at a time
+ * (it may be submitted from any thread once built, and submitted again).
+ * Releasing an object while another thread still uses it is a bug of the
+ * caller.  tern_last_error() is per thread.  After fork() the child shares
+ * the parent's open device (the same DRM file); use it in one process only.
  */
 #ifndef TERN_TERN_H
 #define TERN_TERN_H
