@@ -164,6 +164,8 @@ int bench_nop_processes(struct tern_device *dev, unsigned int nproc, unsigned in
 			struct bench_proc_run *run);
 /* a field of /proc/meminfo in KiB (-1 if absent); kernel CPU seconds so far */
 long bench_meminfo_kib(const char *field);
+/* wait (at most 2 s) until MemFree stops moving */
+void bench_memory_settle(void);
 double bench_kernel_cpu_s(void);
 /* Deterministic pseudo-random numbers (xorshift32) for fixed-seed runs. */
 uint32_t bench_rand(uint32_t *state);

@@ -36,6 +36,7 @@ int bench_run_one(struct tern_context *ctx, const struct tern_cmdbuf *cb,
 	uint64_t t0 = bench_now_ns();
 	int ret;
 
+	*ns = 0;
 	ret = tern_submit(ctx, cb, NULL, 0, &f);
 	if (ret) {
 		tool_error(ret, "submit");
@@ -184,6 +185,21 @@ long bench_meminfo_kib(const char *field)
 	return v;
 }
 
+void bench_memory_settle(void)
+{
+	long prev = bench_meminfo_kib("MemFree"), now;
+	int i;
+
+	/* objects of earlier steps are freed late (RCU, work items) */
+	for (i = 0; i < 40; i++) {
+		bench_sleep_ns(50000000);
+		now = bench_meminfo_kib("MemFree");
+		if (labs(now - prev) < 64)
+			break;
+		prev = now;
+	}
+}
+
 double bench_kernel_cpu_s(void)
 {
 	unsigned long long user, nice, sys, idle, iowait, irq, softirq;
@@ -206,12 +222,14 @@ int bench_nop_processes(struct tern_device *dev, unsigned int nproc, unsigned in
 	int ready[2], go[2], ret = 0, status;
 	unsigned int i, started = 0;
 	pid_t *pid = calloc(nproc, sizeof(*pid));
-	long free0 = bench_meminfo_kib("MemFree");
+	long free0;
 	double k0;
 	char c;
 
 	if (!pid)
 		return -ENOMEM;
+	bench_memory_settle();
+	free0 = bench_meminfo_kib("MemFree");
 	if (pipe(ready)) {
 		free(pid);
 		return -errno;

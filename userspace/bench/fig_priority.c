@@ -111,7 +111,7 @@ static int high_samples(struct tern_context *high, struct tern_bo *word,
 	int ret = 0;
 
 	for (i = 0; i < n && !ret; i++) {
-		uint64_t ns;
+		uint64_t ns = 0;
 
 		/* arrive at fixed pseudo-random points of the low jobs */
 		bench_sleep_ns((1 + bench_rand(&seed) % (job_ms * 1000)) * 1000ull);

@@ -46,6 +46,7 @@ static int contexts_run(struct bench *b, unsigned int n, unsigned int jobs)
 		free(ctx);
 		return -ENOMEM;
 	}
+	bench_memory_settle();
 	slab0 = bench_meminfo_kib("Slab");
 	for (f = 0; f < nfiles && !ret; f++) {
 		ret = tern_device_open_path(tern_device_info(b->dev)->path, &files[f]);
