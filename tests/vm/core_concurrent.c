@@ -6,10 +6,12 @@
  * takes); every job's result is in memory and each context's jobs
  * completed in order.
  *
- * All jobs are queued behind a gate (a job on the copy engine that waits
- * for a word in memory) and the gate is opened once every process has
- * submitted all of its jobs, so that how fast the guest submits does not
- * matter.  While they run, debugfs is sampled: whenever an engine has jobs
+ * All jobs are queued behind a gate and the gate is opened once every
+ * process has submitted all of its jobs, so that how fast the guest
+ * submits does not matter.  The gate is a row of jobs on the copy engine
+ * that wait for a word in memory to reach 1, 2, 3...; a WAIT_MEM gives up
+ * after 10 s, so while the processes are still submitting the word goes
+ * up by one every 5 s and the next one starts waiting.  While they run, debugfs is sampled: whenever an engine has jobs
  * waiting in its queue, both of its slots must be occupied.  The engines'
  * busy time is also compared with the time from the gate's opening to the
  * last completion.
@@ -22,6 +24,7 @@
  *
  * tern-vm: timeout=120
  */
+#include <poll.h>
 #include <sys/wait.h>
 
 #include "core_test.h"
@@ -33,6 +36,8 @@
 #define SPIN_MAX_US	50000
 #define COST_JOBS	32
 #define GATE_US		10000000	/* the longest WAIT_MEM */
+#define GATES		16	/* WAIT_MEMs in a row: the gate holds 85 s at most */
+#define GATE_TICK_NS	5000000000ll
 
 /*
  * What the driver costs per job here, in ns (or -1): COST_JOBS jobs that
@@ -71,10 +76,13 @@ static int64_t driver_ns_per_job(int fd, uint32_t copy, uint32_t bo,
 
 /*
  * One sample of debugfs "engines": per engine, jobs in slots and queued.
- * Returns the number of engines with queued work and both slots used in
- * *@full and with queued work but a free slot in *@gap.
+ * Counts the engines with queued work and both slots used in *@full and
+ * with queued work but a free slot in *@gap.  An engine that is between
+ * a preemption request and both slots reporting back programs nothing on
+ * purpose (and one that is resetting or lent to raw_nop neither): those
+ * samples go to *@busy_else.
  */
-static void sample_slots(int *full, int *gap)
+static void sample_slots(int *full, int *gap, int *busy_else)
 {
 	char path[512], line[512];
 	unsigned int in_slots, queued;
@@ -86,21 +94,62 @@ static void sample_slots(int *full, int *gap)
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		char *p = strstr(line, ", ");
+		char *p;
 
-		if (strncmp(line, "engine ", 7) || !p)
+		if (strncmp(line, "engine ", 7))
 			continue;
-		p = strrchr(line, ':');
-		p = p ? strchr(p, ',') : NULL;
-		if (!p || sscanf(p, ", %u in slots, %u queued", &in_slots,
-				 &queued) != 2)
+		/* "engine N: compute[, state...], S in slots, Q queued, contexts C" */
+		p = strstr(line, " in slots, ");
+		while (p && p > line && p[-1] != ' ')
+			p--;
+		if (!p || sscanf(p, "%u in slots, %u queued", &in_slots, &queued) != 2)
 			continue;
-		if (queued && in_slots == 2)
+		if (strstr(line, ", preempting") || strstr(line, ", resetting") ||
+		    strstr(line, ", lent"))
+			(*busy_else) += !!queued;
+		else if (queued && in_slots == 2)
 			(*full)++;
 		else if (queued)
 			(*gap)++;
 	}
 	fclose(f);
+}
+
+/* Print the preemption counters of debugfs "engines" (the fair policy). */
+static void show_preemptions(void)
+{
+	char path[512], line[512];
+	FILE *f;
+
+	if (!core_debugfs_path("engines", path, sizeof(path)))
+		return;
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "engine ", 7) || strstr(line, "preempt requested"))
+			tap_diag("%.*s", (int)strcspn(line, "\n"), line);
+	if (f)
+		fclose(f);
+}
+
+/* Read (@set < 0) or set debugfs quantum_us; -1 where there is none. */
+static long quantum_us(long set)
+{
+	char path[512], buf[32];
+	long v = -1;
+	FILE *f;
+
+	if (!core_debugfs_path("quantum_us", path, sizeof(path)))
+		return -1;
+	if (set >= 0) {
+		snprintf(buf, sizeof(buf), "%ld", set);
+		return core_write_file(path, buf) ? set : -1;
+	}
+	f = fopen(path, "r");
+	if (f && fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	if (f)
+		fclose(f);
+	return v;
 }
 
 /* busy_ns of every engine, from debugfs */
@@ -192,14 +241,34 @@ static int child_main(const struct child_args *a)
 	return ret;
 }
 
-/* Read one answer ('r', 's' or 'x') from each of @n children: how many said @want. */
-static int answers(int fd, int n, char want)
+/*
+ * Read one answer ('r', 's' or 'x') from each of @n children: how many
+ * said @want.  With @gate_word, every GATE_TICK_NS one more WAIT_MEM of
+ * the gate may pass (all but the last), so that none of them times out.
+ */
+static int answers(int fd, int n, char want, volatile uint32_t *gate_word)
 {
-	int got = 0;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int64_t tick = now_ns() + GATE_TICK_NS;
+	int got = 0, ret;
 	char ch;
 
-	while (n-- > 0 && read(fd, &ch, 1) == 1)
+	while (n > 0) {
+		int64_t left = (tick - now_ns()) / 1000000;
+
+		ret = poll(&pfd, 1, gate_word ? (left > 0 ? (int)left : 0) : -1);
+		if (gate_word && now_ns() >= tick) {
+			if (*gate_word < GATES - 1)
+				(*gate_word)++;
+			tick += GATE_TICK_NS;
+		}
+		if (ret == 0)
+			continue;
+		if (ret < 0 || read(fd, &ch, 1) != 1)
+			break;
 		got += ch == want;
+		n--;
+	}
 	return got;
 }
 
@@ -210,7 +279,8 @@ int main(void)
 	struct child_args a = { .gate_fd = -1 };
 	uint32_t dw[16], n = 0, copy = 0, bo = 0, gate;
 	int fd, report[2], go[2], done[2], status, i, ne, bad = 0, full = 0, gap = 0;
-	int ready, queued;
+	int ready, queued, other = 0;
+	long q0, q = -1;
 	unsigned int e;
 	pid_t pid[PROCS];
 	int64_t cost, t_go, t_open, end, last = 0, wall;
@@ -233,8 +303,18 @@ int main(void)
 	/* the work of one engine, four times over */
 	a.wait_ms = 30000 + 4 * PROCS * 2 * JOBS * (a.spin_us / 1000) /
 			    (info.compute_engine_count ? info.compute_engine_count : 1);
-	tap_diag("the driver costs %lld us per job here: jobs of %u us",
-		 (long long)cost / 1000, a.spin_us);
+	/*
+	 * The fair policy preempts a job after its quantum while other
+	 * contexts wait, as they do here, and each preemption leaves the
+	 * engine idle until the driver has seen both slots report back.
+	 * Where the jobs are made longer, so is the quantum (two jobs): this
+	 * test is about feeding the slots, the sched_* tests about slicing.
+	 */
+	q0 = quantum_us(-1);
+	if (q0 > 0 && q0 < 2 * (long)a.spin_us)
+		q = quantum_us(2 * (long)a.spin_us);
+	tap_diag("the driver costs %lld us per job here: jobs of %u us, quantum %ld us",
+		 (long long)cost / 1000, a.spin_us, q > 0 ? q : q0);
 
 	/* the gate: a syncobj the children import, its fence a WAIT_MEM job */
 	gate = syncobj_new(fd);
@@ -251,30 +331,36 @@ int main(void)
 	close(report[1]);
 	close(go[0]);
 	close(done[1]);
-	ready = answers(report[0], PROCS, 'r');
-	n = 0;
-	pkt_wait_mem(dw, &n, VA, 1, GATE_US);
-	if (submit(fd, copy, dw, n, &bo, 1, 0, gate, NULL))
-		tap_diag("cannot submit the gate");
+	ready = answers(report[0], PROCS, 'r', NULL);
+	for (i = 0; i < GATES; i++) {
+		n = 0;
+		pkt_wait_mem(dw, &n, VA, i + 1, GATE_US);
+		if (submit(fd, copy, dw, n, &bo, 1, 0, i == GATES - 1 ? gate : 0, NULL))
+			tap_diag("cannot submit the gate");
+	}
 	t_go = now_ns();
 	for (i = 0; i < ready; i++)
 		if (write(go[1], "g", 1) != 1)
 			break;
-	queued = answers(report[0], ready, 's');
+	queued = answers(report[0], ready, 's', &mem[0]);
 	tap_ok(cost > 0 && cost / 1000 < SPIN_MAX_US && ready == PROCS && queued == PROCS &&
 	       syncobj_wait(fd, gate, 0) == -ETIME,
-	       "%d processes queued %d jobs behind the gate in %lld ms (%d set up, %d queued)",
-	       PROCS, PROCS * 2 * JOBS, (long long)(now_ns() - t_go) / 1000000, ready, queued);
+	       "%d processes queued %d jobs behind the gate in %lld ms (%d set up, %d queued, "
+	       "%u of %d WAIT_MEMs passed)", PROCS, PROCS * 2 * JOBS,
+	       (long long)(now_ns() - t_go) / 1000000, ready, queued, mem[0], GATES);
 
+	/* the compute engines are idle until the gate opens */
 	ne = engines_busy(b0, 8);
-	t_open = now_ns();
 	__sync_synchronize();
-	mem[0] = 1;
+	mem[0] = GATES;
+	if (syncobj_wait(fd, gate, 60000))
+		tap_diag("the gate did not open");
+	t_open = now_ns();
 	for (i = 0; i < PROCS;) {
 		pid_t p = waitpid(-1, &status, WNOHANG);
 
 		if (p <= 0) {
-			sample_slots(&full, &gap);
+			sample_slots(&full, &gap, &other);
 			usleep(a.spin_us / 2);
 			continue;
 		}
@@ -286,6 +372,12 @@ int main(void)
 			last = end;
 	}
 	wall = last - t_open;
+	if (q > 0)
+		quantum_us(q0);
+	show_preemptions();
+	if (other)
+		tap_diag("%d samples of an engine with work queued while it was preempting, "
+			 "resetting or lent (not counted)", other);
 	tap_ok(!bad, "%d processes x 2 contexts x %d jobs: results in memory, in order",
 	       PROCS, JOBS);
 	tap_ok(ne == (int)info.engine_count && engines_busy(b1, 8) == ne,
