@@ -3,8 +3,10 @@
  * sched_fifo: with debugfs sched_policy set to "fifo" the engine runs jobs
  * in arrival order whatever their class, and never preempts: a HIGH job
  * arriving behind LOW and NORMAL work waits for all of it.  Writing "fair"
- * back makes a HIGH arrival preempt again.  The policy is restored on
- * every exit path, so that later tests of the boot run with "fair".
+ * back makes a HIGH arrival preempt again.  Switching to fifo while a
+ * preempted LOW job and a later NORMAL job wait applies to them at once:
+ * the LOW job, which arrived first, runs first.  The policy is restored
+ * on every exit path, so that later tests of the boot run with "fair".
  *
  * The jobs arrive one at a time: each submission waits until debugfs
  * shows the job in a slot or in the queue, so that the arrival order is the
@@ -15,6 +17,7 @@
 #include "sched_test.h"
 
 #define VA_STAMP	0x100000ull
+#define VA_MAT		0x400000ull	/* 2 MiB: a GEMM with 52 ms rows */
 #define LIMIT_S		120
 
 int main(void)
@@ -35,7 +38,11 @@ int main(void)
 	volatile struct sched_stamp *stamp = NULL;
 	struct sched_job j;
 	char buf[32];
-	bool in_order = true, arrived = true;
+	bool in_order = true, arrived = true, ok;
+	unsigned int prio = 0, weight = 0, queued = 0;
+	uint32_t copy = 0, bos[2], gate;
+	volatile uint32_t *gate_word = NULL;
+	void *mat = NULL;
 	uint64_t pre = 0;
 	int fd, ret = 0;
 
@@ -44,11 +51,16 @@ int main(void)
 		    !sched_ctx(fd, DRM_TERN_PRIORITY_LOW, 0, 0, &ctx[0]) &&
 		    !sched_ctx(fd, DRM_TERN_PRIORITY_NORMAL, 0, 0, &ctx[1]) &&
 		    !sched_ctx(fd, DRM_TERN_PRIORITY_HIGH, 0, 0, &ctx[2]) &&
-		    !core_bo(fd, 4096, VA_STAMP, &bo, (void **)&stamp),
+		    !ctx_create(fd, DRM_TERN_PRIORITY_NORMAL,
+				DRM_TERN_ENGINE_CLASS_COPY, 0, &copy) &&
+		    !core_bo(fd, 4096, VA_STAMP, &bo, (void **)&stamp) &&
+		    !core_bo(fd, 2 << 20, VA_MAT, &bos[1], &mat),
 		    "LOW, NORMAL and HIGH contexts on engine 0; knobs saved"))
 		return tap_exit_status();
 	so = syncobj_new(fd);
 	memset((void *)stamp, 0, 4096);
+	bos[0] = bo;
+	gate_word = (volatile uint32_t *)stamp + 768;
 
 	tap_errno(sched_dbg_write("sched_policy", "fifo"), 0,
 		  "write fifo to sched_policy");
@@ -109,6 +121,49 @@ int main(void)
 	tap_ok(!ret && sched_stamp_inside(&stamp[0], &stamp[1]) &&
 	       sched_preemptions(fd, ctx[0]) == 1,
 	       "fair again: HIGH ran inside the LOW job, which was preempted once");
+
+	/*
+	 * Switch to fifo with work waiting: LOW (stamp 2) is preempted by
+	 * two HIGH jobs (3, 4), then a NORMAL job (5) arrives; fair would run
+	 * NORMAL before the preempted LOW job, fifo runs them in arrival
+	 * order: LOW first.  For the LOW job to wait in its queue rather than
+	 * in the PENDING slot, both HIGH jobs must be ready before the
+	 * preemption is served: they are released together by a gate, and
+	 * the LOW job is a GEMM whose rows (its preemption points) take
+	 * 52 ms each.
+	 */
+	drmSyncobjReset(fd, &so, 1);
+	*gate_word = 0;
+	gate = sched_gate(fd, copy, bo, VA_STAMP + 3072);
+	sched_job_begin(&j, VA_STAMP + 32);
+	pkt_gemm(j.dw, &j.n, VA_MAT, VA_MAT + (64 << 10), VA_MAT + (1088 << 10),
+		 4, 64, 4096);
+	ret = !gate || sched_job_submit(fd, ctx[0], &j, bos, 2, 0, 0);
+	ret = ret ?: !sched_wait_u64(&stamp[2].start, 5000);
+	for (i = 3; i < 5 && !ret; i++) {
+		sched_job_begin(&j, VA_STAMP + 16 * i);
+		pkt_spin(j.dw, &j.n, SCHED_SPIN_MS(100));
+		ret = sched_job_submit(fd, ctx[2], &j, &bo, 1, i == 3 ? gate : 0, 0);
+	}
+	*gate_word = 1;
+	ret = ret ?: !sched_wait_jobs(SCHED_ENGINE, 2, 1, 5000);
+	sched_job_begin(&j, VA_STAMP + 80);
+	pkt_spin(j.dw, &j.n, SCHED_SPIN_MS(20));
+	ret = ret ?: sched_job_submit(fd, ctx[1], &j, &bo, 1, 0, so);
+	ret = ret ?: !sched_wait_jobs(SCHED_ENGINE, 2, 2, 5000);
+	/* both HIGH jobs in the slots, the preempted LOW job in its queue */
+	ok = sched_queue_entry(sched_ctx_tag(ctx[0]), &prio, &weight, &queued);
+	tap_ok(!ret && ok && !stamp[3].end && queued == 1 &&
+	       sched_preemptions(fd, ctx[0]) == 2,
+	       "LOW preempted by two HIGH jobs, a NORMAL job waiting (ret %d, LOW queued %u)",
+	       ret, queued);
+	tap_errno(sched_dbg_write("sched_policy", "fifo"), 0,
+		  "switch to fifo while they wait");
+	ret = syncobj_wait(fd, so, 10000);
+	ret = ret || !ctx_idle(fd, ctx[0], 5000) || !ctx_idle(fd, ctx[2], 5000);
+	tap_ok(!ret && stamp[4].end && stamp[2].end && stamp[2].end <= stamp[5].start &&
+	       sched_preemptions(fd, ctx[0]) == 2,
+	       "fifo: the preempted LOW job resumed before the later NORMAL one");
 
 	close(fd);
 	tap_done();

@@ -66,21 +66,6 @@ static unsigned int engines_lines(const char *prefix)
 	return n;
 }
 
-/* prio and weight of the context with @tag in debugfs "queues" */
-static bool queues_entry(int tag, unsigned int *prio, unsigned int *weight)
-{
-	unsigned int t;
-	char *p = buf;
-
-	if (tag < 0 || sched_dbg_read("queues", buf, sizeof(buf)) <= 0)
-		return false;
-	for (; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (sscanf(p, " ctx %u prio %u weight %u", &t, prio,
-			   weight) == 3 && (int)t == tag)
-			return true;
-	return false;
-}
-
 /* A module parameter of tern.ko as text without its newline, or "". */
 static const char *module_param_text(const char *name, char *out, size_t len)
 {
@@ -159,7 +144,7 @@ static void weights(int fd)
 		.engine_class = DRM_TERN_ENGINE_CLASS_COMPUTE,
 	};
 	uint32_t h[3] = { 0, 0, 0 };
-	unsigned int i, prio = 0, weight = 0, ok = 0;
+	unsigned int i, prio = 0, weight = 0, queued = 0, ok = 0;
 
 	c.weight = DRM_TERN_WEIGHT_MAX + 1;
 	tap_errno(mem_ioctl(fd, DRM_IOCTL_TERN_CONTEXT_CREATE, &c), -EINVAL,
@@ -173,7 +158,8 @@ static void weights(int fd)
 			break;
 	tap_ok(i == 3, "CONTEXT_CREATE with weights 0, 3 and 64");
 	for (i = 0; i < 3; i++) {
-		bool found = queues_entry(sched_ctx_tag(h[i]), &prio, &weight);
+		bool found = sched_queue_entry(sched_ctx_tag(h[i]), &prio,
+					       &weight, &queued);
 
 		tap_diag("weight %u: %s prio %u weight %u", w[i],
 			 found ? "found" : "not found", prio, weight);

@@ -397,6 +397,26 @@ static inline int sched_ctx_tag(uint32_t handle)
 	return -1;
 }
 
+/*
+ * The line of context @tag in debugfs "queues": its class, weight and
+ * ready jobs (not in a slot).  False if it is not there.
+ */
+static inline bool sched_queue_entry(int tag, unsigned int *prio,
+				     unsigned int *weight, unsigned int *queued)
+{
+	static char buf[1 << 16];
+	unsigned int t;
+	char *p = buf;
+
+	if (tag < 0 || sched_dbg_read("queues", buf, sizeof(buf)) <= 0)
+		return false;
+	for (; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (sscanf(p, " ctx %u prio %u weight %u queued %u", &t, prio,
+			   weight, queued) == 4 && (int)t == tag)
+			return true;
+	return false;
+}
+
 /* ---- CPU references, bit-exact with the device (docs/hardware.md 8) ---- */
 
 /* C = A x B, each element summed over p in order, in f32 */
