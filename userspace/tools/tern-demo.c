@@ -4,13 +4,15 @@
  *
  * tern-demo: a high-priority job preempts a long low-priority GEMM.
  *
- * A low-priority context submits a GEMM framed by two TIMESTAMP packets.
- * Once the device has written the first timestamp (the GEMM runs), and a
- * little later, a high-priority context on the same engine submits a short
- * SAXPY, framed by timestamps too.  Both results are checked against the
- * CPU, and the device-clock timeline is printed: when the high-priority job
- * arrived, started and finished, how long the GEMM was paused and how often
- * it was preempted.  The demo succeeds only if the high-priority job
+ * A low-priority context submits one job: a GEMM, computed as bands of
+ * rows (one GEMM packet each) with a TIMESTAMP packet before each band and
+ * at the end.  Once the device has written the first timestamp (the GEMM
+ * runs), and a little later, a high-priority context on the same engine
+ * submits a short SAXPY, framed by timestamps too.  Both results are checked
+ * against the CPU, and the device-clock timeline is printed: when the
+ * high-priority job arrived, started and finished, how often the GEMM was
+ * preempted and how long it stood still (the band it was computing took
+ * that much longer than the others, per row).  The demo succeeds only if the high-priority job
  * finished before the GEMM and both results are right: on a driver that
  * does not preempt (or under its fifo policy) it says what happened and
  * fails.
@@ -29,6 +31,11 @@
 const char *tool_name = "tern-demo";
 
 #define SAXPY_COUNT	(16u * 1024)
+#define BANDS_MAX	16
+/* u64 slots of the timestamp buffer: the SAXPY's two, then the GEMM's */
+#define HI_START	0
+#define HI_END		1
+#define LO_STAMP(i)	(2 + (i))
 /* CPU check budget: multiply-adds the guest CPU redoes to check the GEMM */
 #define CHECK_MACS	(32ull << 20)
 #define TIMELINE_COLS	60
@@ -122,6 +129,69 @@ static void timeline_row(const char *name, double t0, double t1, double g0, doub
 	printf("  %-11s |%s|\n", name, row);
 }
 
+/*
+ * The low-priority job: C = A x B in bands of rows, a TIMESTAMP before each
+ * band and one at the end.  Returns the number of bands in *@bands, their
+ * rows in @rows[].
+ */
+static int build_low(struct tern_cmdbuf *cb, uint64_t c, uint64_t a, uint64_t b,
+		     uint64_t ts, uint32_t n, uint32_t *rows, unsigned int *bands)
+{
+	uint32_t per = (n + BANDS_MAX - 1) / BANDS_MAX, r;
+	unsigned int i = 0;
+	int ret = 0;
+
+	for (r = 0; !ret && r < n; r += per, i++) {
+		uint64_t off = (uint64_t)r * n * 4;
+
+		rows[i] = n - r < per ? n - r : per;
+		ret = tern_cmd_timestamp(cb, ts + 8 * LO_STAMP(i));
+		if (!ret)
+			ret = tern_cmd_gemm(cb, c + off, a + off, b, rows[i], n, n);
+	}
+	if (!ret)
+		ret = tern_cmd_timestamp(cb, ts + 8 * LO_STAMP(i));
+	*bands = i;
+	return ret;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * How long the GEMM stood still, in ms: the bands that were running while
+ * the high-priority job ran (@h0 to @h1) took longer than their rows take
+ * in the other bands (the median time per row).  -1 when every band
+ * overlaps it (nothing to compare with).
+ */
+static double pause_ms(const volatile uint64_t *stamp, const uint32_t *rows,
+		       unsigned int bands, uint64_t h0, uint64_t h1)
+{
+	double per_row[BANDS_MAX], base, paused = 0.0;
+	unsigned int i, k = 0;
+
+	for (i = 0; i < bands; i++)
+		if (stamp[LO_STAMP(i + 1)] <= h0 || stamp[LO_STAMP(i)] >= h1)
+			per_row[k++] = (double)(stamp[LO_STAMP(i + 1)] - stamp[LO_STAMP(i)]) /
+				       rows[i];
+	if (!k)
+		return -1.0;
+	qsort(per_row, k, sizeof(per_row[0]), cmp_double);
+	base = per_row[k / 2];
+	for (i = 0; i < bands; i++) {
+		double took = (double)(stamp[LO_STAMP(i + 1)] - stamp[LO_STAMP(i)]);
+
+		if (stamp[LO_STAMP(i + 1)] > h0 && stamp[LO_STAMP(i)] < h1 &&
+		    took > base * rows[i])
+			paused += took - base * rows[i];
+	}
+	return paused / 1e6;
+}
+
 static void sleep_us(long us)
 {
 	struct timespec ts = { .tv_sec = us / 1000000, .tv_nsec = (us % 1000000) * 1000 };
@@ -176,12 +246,14 @@ int main(int argc, char **argv)
 	struct job lo = { 0 }, hi = { 0 };
 	struct tern_context_status slo = { 0 }, shi = { 0 };
 	volatile uint64_t *stamp;
-	uint64_t size = 128, wait_ms = 50, arrive = 0, bad, t, rows = 0;
+	uint64_t size = 128, wait_ms = 50, arrive = 0, bad, t, rows = 0, g0, g1;
+	uint32_t band_rows[BANDS_MAX];
+	unsigned int bands = 0;
 	const char *spec = NULL;
 	struct tern_device *dev;
 	float *fa, *fb, *fc, *fx, *fy, *yref = NULL;
 	int c, ret, status = TOOL_EXIT_FAIL;
-	double l1, ha, h0, h1, span, busy, paused, scale;
+	double l1, ha, h0, h1, paused, scale;
 	uint32_t n;
 
 	while ((c = getopt_long(argc, argv, "d:s:w:h", opts, NULL)) != -1) {
@@ -243,7 +315,7 @@ int main(int argc, char **argv)
 	if (!ret)
 		ret = tern_bo_alloc(dev, SAXPY_COUNT * 4, 0, &y);
 	if (!ret)
-		ret = tern_bo_alloc(dev, 64, 0, &ts);
+		ret = tern_bo_alloc(dev, 8 * LO_STAMP(BANDS_MAX + 1), 0, &ts);
 	if (ret) {
 		tool_error(ret, "allocating buffers");
 		goto out;
@@ -265,22 +337,18 @@ int main(int argc, char **argv)
 	}
 	memcpy(yref, fy, SAXPY_COUNT * sizeof(*yref));
 
-	/* stamps: [0] GEMM start, [1] GEMM end, [2] SAXPY start, [3] SAXPY end */
 	ret = tern_cmdbuf_create(0, &lo.cb);
 	if (!ret)
-		ret = tern_cmd_timestamp(lo.cb, tern_bo_va(ts));
-	if (!ret)
-		ret = tern_cmd_gemm(lo.cb, tern_bo_va(cm), tern_bo_va(a), tern_bo_va(b), n, n, n);
-	if (!ret)
-		ret = tern_cmd_timestamp(lo.cb, tern_bo_va(ts) + 8);
+		ret = build_low(lo.cb, tern_bo_va(cm), tern_bo_va(a), tern_bo_va(b), tern_bo_va(ts),
+				n, band_rows, &bands);
 	if (!ret)
 		ret = tern_cmdbuf_create(0, &hi.cb);
 	if (!ret)
-		ret = tern_cmd_timestamp(hi.cb, tern_bo_va(ts) + 16);
+		ret = tern_cmd_timestamp(hi.cb, tern_bo_va(ts) + 8 * HI_START);
 	if (!ret)
 		ret = tern_cmd_saxpy(hi.cb, tern_bo_va(y), tern_bo_va(x), 0.5f, SAXPY_COUNT);
 	if (!ret)
-		ret = tern_cmd_timestamp(hi.cb, tern_bo_va(ts) + 24);
+		ret = tern_cmd_timestamp(hi.cb, tern_bo_va(ts) + 8 * HI_END);
 	if (ret) {
 		tool_error(ret, "building the command buffers");
 		goto out;
@@ -293,10 +361,10 @@ int main(int argc, char **argv)
 	}
 	/* wait until the device wrote the GEMM's start stamp: it is running */
 	t = tool_now_ns();
-	while (!stamp[0] && tern_fence_status(lo.fence) == -EBUSY &&
+	while (!stamp[LO_STAMP(0)] && tern_fence_status(lo.fence) == -EBUSY &&
 	       tool_now_ns() - t < 30 * 1000000000ull)
 		sleep_us(200);
-	if (!stamp[0]) {
+	if (!stamp[LO_STAMP(0)]) {
 		fprintf(stderr, "%s: the GEMM had not started after %.1f s\n", tool_name,
 			(tool_now_ns() - t) / 1e9);
 		goto out;
@@ -329,13 +397,13 @@ int main(int argc, char **argv)
 	bad = check(fa, fb, fc, n, fx, fy, yref, &rows);
 
 	/* device clock, ms from the start of the GEMM */
-	l1 = (double)(stamp[1] - stamp[0]) / 1e6;
-	ha = ((double)arrive - (double)stamp[0]) / 1e6;
-	h0 = ((double)stamp[2] - (double)stamp[0]) / 1e6;
-	h1 = ((double)stamp[3] - (double)stamp[0]) / 1e6;
-	span = l1;
-	busy = slo.busy_ns / 1e6;
-	paused = span > busy ? span - busy : 0.0;
+	g0 = stamp[LO_STAMP(0)];
+	g1 = stamp[LO_STAMP(bands)];
+	l1 = (double)(g1 - g0) / 1e6;
+	ha = ((double)arrive - (double)g0) / 1e6;
+	h0 = ((double)stamp[HI_START] - (double)g0) / 1e6;
+	h1 = ((double)stamp[HI_END] - (double)g0) / 1e6;
+	paused = pause_ms(stamp, band_rows, bands, stamp[HI_START], stamp[HI_END]);
 	printf("\ndevice clock, ms from the start of the low-priority GEMM:\n");
 	printf("  low  GEMM %ux%ux%u    started %9.3f                    finished %9.3f\n",
 	       n, n, n, 0.0, l1);
@@ -343,9 +411,13 @@ int main(int argc, char **argv)
 	       SAXPY_COUNT, ha, h0, h1);
 	printf("\n  the high-priority job started %.3f ms after it arrived and was done "
 	       "%.3f ms after it arrived\n", h0 - ha, h1 - ha);
-	printf("  the GEMM ran %.3f ms of device time in a span of %.3f ms: paused %.3f ms, "
-	       "preempted %" PRIu64 " time%s\n", busy, span, paused, slo.preemptions,
+	printf("  the GEMM was preempted %" PRIu64 " time%s and ", slo.preemptions,
 	       slo.preemptions == 1 ? "" : "s");
+	if (paused >= 0.0)
+		printf("paused %.3f ms (its rows took that much longer than the others, "
+		       "%u rows in %u bands)\n", paused, n, bands);
+	else
+		printf("ran %.3f ms of device time in a span of %.3f ms\n", slo.busy_ns / 1e6, l1);
 	scale = fmax(fmax(l1, h1), ha);
 	scale = (scale > 0 ? scale : 1.0) / (TIMELINE_COLS - 1);
 	printf("\ntimeline, one column = %.2f ms ('#' running, '.' paused, 'a' the "
@@ -359,10 +431,10 @@ int main(int argc, char **argv)
 	else
 		printf("tern-demo: both results match the CPU bit for bit (SAXPY: all %u "
 		       "elements; GEMM: %" PRIu64 " of %u rows)\n", SAXPY_COUNT, rows, n);
-	if (arrive >= stamp[1]) {
+	if (arrive >= g1) {
 		printf("tern-demo: FAILED: the GEMM finished before the high-priority job "
 		       "arrived; make it longer (-s, or the device's time-scale property)\n");
-	} else if (stamp[3] < stamp[1]) {
+	} else if (stamp[HI_END] < g1) {
 		printf("tern-demo: the high-priority job preempted the GEMM and finished "
 		       "%.3f ms before it; the GEMM resumed where it stopped\n", l1 - h1);
 		if (!bad)
