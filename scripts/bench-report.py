@@ -314,9 +314,9 @@ def main():
         md.append("")
         if made.get(fig):
             md += ["![figure %d](fig%d.svg)" % (fig, fig), ""]
-        print("\nFigure %d: %s" % (fig, title))
-        for r in rows:
-            print(r)
+        if rows:
+            print("\nFigure %d: %s" % (fig, title))
+            print("\n".join(rows))
     with open(os.path.join(out, "report.md"), "w") as f:
         f.write("\n".join(md))
     print("\nreport: %s" % os.path.join(out, "report.md"))

@@ -11,7 +11,8 @@
 #   TERN_BENCH_DEVICES  the two -device tern option sets, "+" between them
 #                       (default: a plain device for figures 1, 2, 5, 6 and one
 #                       with time-scale=200 for the scheduling figures 3, 4, 7)
-#   TERN_BENCH_ARGS     more tern-benchsuite options, e.g. "--reps=3 --figures=1-2"
+#   TERN_BENCH_ARGS     more tern-benchsuite options, e.g. "--reps=3 --figures=1+3-4"
+#                       (they reach the guest separated by commas: no comma in them)
 #   TERN_BENCH_LIMIT    time limit of the boot in seconds (default 900)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"

@@ -38,7 +38,7 @@ static void usage(FILE *f)
 		"  -q, --quick            tiny counts: checks that everything runs\n"
 		"  -r, --reps=REPS        repetitions of each figure (default 5, quick 2;\n"
 		"                         at most %d)\n"
-		"  -f, --figures=LIST     figures to run, e.g. 1,3-4 (default all)\n"
+		"  -f, --figures=LIST     figures to run, e.g. 1,3-4 or 1+3-4 (default all)\n"
 		"  -o, --json=FILE        write every value as JSON to FILE\n"
 		"  -d, --device=DEV       device for figures 1, 2, 5, 6 (index or path;\n"
 		"                         default 0)\n"
@@ -52,7 +52,7 @@ static void usage(FILE *f)
 		"2 bad usage, 3 no tern device, 4 no permission.\n", BENCH_MAX_REPS);
 }
 
-/* "1,3-4" -> bit i set for figure i */
+/* "1,3-4" (or "1+3-4") -> bit i set for figure i */
 static int parse_figures(const char *s, unsigned int *mask)
 {
 	*mask = 0;
@@ -72,7 +72,7 @@ static int parse_figures(const char *s, unsigned int *mask)
 			return -1;
 		for (; a <= z; a++)
 			*mask |= 1u << a;
-		if (*end == ',')
+		if (*end == ',' || *end == '+')
 			end++;
 		else if (*end)
 			return -1;
