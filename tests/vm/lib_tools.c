@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
  * lib_tools: the libtern tools and examples run on the real device and
- * succeed: tern-info, tern-saxpy, tern-gemm, tern-bench, and tern-top, which
- * must see a process keeping one compute engine busy, and the preemption
- * tern-demo caused (from debugfs; without debugfs it must still work).
+ * succeed: tern-info, tern-saxpy, tern-gemm, tern-pipeline, tern-bench, and
+ * tern-top, which must see a process keeping one compute engine busy, and
+ * the preemption tern-demo caused (from debugfs; without debugfs it must
+ * still work).
  *
  * tern-vm: timeout=240
  */
@@ -94,6 +95,9 @@ int main(void)
 	       (int)strcspn(out, "\n"), out);
 	ret = run("tern-gemm -m 96 -n 80 -k 64", out, sizeof(out));
 	tap_ok(ret == 0 && strstr(out, "bit for bit"), "tern-gemm 96x80x64 (exit %d)", ret);
+	ret = run("tern-pipeline -f 12 -n 100k", out, sizeof(out));
+	tap_ok(ret == 0 && strstr(out, "every frame matches") && strstr(out, "point 24"),
+	       "tern-pipeline: 12 frames through two engines on one timeline (exit %d)", ret);
 	ret = run("tern-bench -n 50 -j 500 -s 1M", out, sizeof(out));
 	tap_ok(ret == 0 && strstr(out, "jobs/s") && strstr(out, "GB/s"),
 	       "tern-bench reports latency, throughput and bandwidth (exit %d)", ret);
