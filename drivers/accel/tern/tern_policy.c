@@ -407,6 +407,59 @@ bool tern_policy_should_preempt(const struct tern_policy *p,
 }
 
 /**
+ * tern_policy_next_check() - when time alone may change the answer
+ * @p: the policy
+ * @running: the job in the RUNNING slot
+ * @running_ns: device time it has run since it was last started
+ * @next: the job in the PENDING slot, or NULL
+ *
+ * For a caller that just got false from tern_policy_should_preempt() with
+ * the same arguments: how much more device time @running may run before
+ * the answer can become true without any other event (a job becoming
+ * ready, a slot outcome): the end of its quantum when another context of
+ * its class waits (or when it was picked for a starved class), or the
+ * moment a waiting lower class reaches its starvation bound.  The driver
+ * sets a timer for it, so neither waits for a coarse tick.
+ *
+ * Return: device ns from now, or U64_MAX when only an event can change
+ * the answer.
+ */
+u64 tern_policy_next_check(const struct tern_policy *p,
+			   const struct tern_policy_job *running,
+			   u64 running_ns,
+			   const struct tern_policy_job *next)
+{
+	const struct tern_policy_entity *r = running->entity;
+	const struct tern_policy_entity *e;
+	bool rival = false;
+	u64 t = U64_MAX;
+	int c;
+
+	if (p->mode == TERN_POLICY_FIFO)
+		return U64_MAX;
+	/* nothing preempts a job picked for a starved class before this */
+	if (running == p->owed && running_ns < p->quantum_ns)
+		return p->quantum_ns - running_ns;
+
+	if (next && next->entity != r &&
+	    (next->entity->prio == r->prio || next == p->owed))
+		rival = true;
+	list_for_each_entry(e, &p->ready, ready_link)
+		if (e != r && e->prio == r->prio)
+			rival = true;
+	if (rival && running_ns < p->quantum_ns)
+		t = p->quantum_ns - running_ns;
+
+	for (c = r->prio - 1; c >= 0; c--) {
+		u64 waited = p->starved_ns[c] + running_ns;
+
+		if (tern_policy_class_ready(p, c) && waited < p->starve_ns)
+			t = min(t, p->starve_ns - waited);
+	}
+	return t;
+}
+
+/**
  * tern_policy_requeue() - give back the jobs of a preemption
  * @p: the policy
  * @running: the job that was RUNNING (outcome PREEMPTED), or NULL

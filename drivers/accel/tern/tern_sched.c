@@ -34,7 +34,7 @@
  * The scheduler thread: every decision runs under @lock, from one of four
  * events: a job became ready (tern_sched_push()), a slot went DONE or a
  * preemption request was served (@done_work, queued by the engine's
- * interrupt), the running job's quantum expired (@quantum_timer queues
+ * interrupt), a quantum or a starvation bound ran out (@check_timer queues
  * @done_work) and the watchdog tick (@watchdog, every TERN_WATCHDOG_PERIOD
  * while a slot is busy).  @done_work and @watchdog run on the device's
  * ordered workqueue, never concurrently, so the device has one scheduler
@@ -80,6 +80,8 @@
 
 #define TERN_WATCHDOG_PERIOD	msecs_to_jiffies(50)
 #define TERN_RAW_RUN_TIMEOUT	(2 * HZ)
+/* shortest wait before the policy is asked again */
+#define TERN_MIN_CHECK_NS	(20 * NSEC_PER_USEC)
 
 static int tern_sched_default_mode = TERN_POLICY_FAIR;
 
@@ -455,7 +457,7 @@ static void tern_sched_retire(struct tern_sched *s)
 static void tern_sched_check_preempt(struct tern_sched *s)
 {
 	struct tern_sched_job *running, *next;
-	u64 ran;
+	u64 ran, wait;
 
 	lockdep_assert_held(&s->lock);
 	if (!s->inflight || s->preempting || s->stopped || s->resetting ||
@@ -477,10 +479,12 @@ static void tern_sched_check_preempt(struct tern_sched *s)
 		return;
 	}
 
-	/* the answer can change with time alone at the end of the quantum */
-	if (ran < s->policy.quantum_ns)
-		hrtimer_start(&s->quantum_timer,
-			      ns_to_ktime(s->policy.quantum_ns - ran),
+	/* ask again when time alone can change the answer */
+	wait = tern_policy_next_check(&s->policy, &running->pjob, ran,
+				      next ? &next->pjob : NULL);
+	if (wait != U64_MAX)
+		hrtimer_start(&s->check_timer,
+			      ns_to_ktime(max(wait, TERN_MIN_CHECK_NS)),
 			      HRTIMER_MODE_REL);
 }
 
@@ -502,10 +506,10 @@ static void tern_sched_done_work(struct work_struct *work)
 	spin_unlock_irqrestore(&s->lock, flags);
 }
 
-static enum hrtimer_restart tern_sched_quantum_expired(struct hrtimer *timer)
+static enum hrtimer_restart tern_sched_check_due(struct hrtimer *timer)
 {
 	struct tern_sched *s = container_of(timer, struct tern_sched,
-					    quantum_timer);
+					    check_timer);
 
 	queue_work(s->tdev->wq, &s->done_work);
 	return HRTIMER_NORESTART;
@@ -915,8 +919,8 @@ int tern_sched_init(struct tern_device *tdev, struct tern_sched *sched,
 	init_waitqueue_head(&sched->raw_wait);
 	INIT_WORK(&sched->done_work, tern_sched_done_work);
 	INIT_DELAYED_WORK(&sched->watchdog, tern_sched_watchdog);
-	hrtimer_init(&sched->quantum_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	sched->quantum_timer.function = tern_sched_quantum_expired;
+	hrtimer_init(&sched->check_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	sched->check_timer.function = tern_sched_check_due;
 	atomic_set(&sched->ctx_count, 0);
 
 	tern_engine_set_irq_handler(eng, tern_sched_irq, sched);
@@ -950,7 +954,7 @@ void tern_sched_stop(struct tern_sched *sched)
 	spin_unlock_irqrestore(&sched->lock, flags);
 	wake_up_all(&sched->raw_wait);
 
-	hrtimer_cancel(&sched->quantum_timer);
+	hrtimer_cancel(&sched->check_timer);
 	cancel_work_sync(&sched->done_work);
 	cancel_delayed_work_sync(&sched->watchdog);
 

@@ -155,7 +155,8 @@ struct tern_sched_preempt_stats {
  *	decides on preemption
  * @watchdog: polls progress (hang detection), slots (lost interrupts) and
  *	starvation
- * @quantum_timer: wakes @done_work when the running job's quantum expires
+ * @check_timer: wakes @done_work when time alone can change the policy's
+ *	answer (end of a quantum, a starvation bound reached)
  * @progress: hang predicate state of the running job
  * @run_start_ns: ENG_BUSY_NS when the running job started
  * @preempting: a preemption request is outstanding: nothing is programmed
@@ -191,7 +192,7 @@ struct tern_sched {
 
 	struct work_struct done_work;
 	struct delayed_work watchdog;
-	struct hrtimer quantum_timer;
+	struct hrtimer check_timer;
 	struct tern_policy_progress progress;
 	u64 run_start_ns;
 

@@ -542,6 +542,51 @@ static void tern_policy_hang_vs_slow(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, tern_policy_hung(&pp, 0, 1100 * MS, 500 * MS));
 }
 
+static void tern_policy_next_check_due(struct kunit *test)
+{
+	struct fake_engine *eng = fake_engine(test, TERN_POLICY_FAIR);
+	struct fake_ctx *a = fake_ctx(eng, 1, TERN_POLICY_WEIGHT_SCALE, 100 * MS, false);
+	struct fake_ctx *b = fake_ctx(eng, 1, TERN_POLICY_WEIGHT_SCALE, 100 * MS, false);
+	struct fake_ctx *lo = fake_ctx(eng, 0, TERN_POLICY_WEIGHT_SCALE, MS, false);
+	struct fake_job *ja;
+	u64 d;
+
+	/* Alone: only an arrival can change the answer. */
+	ja = fake_submit(eng, a, 1);
+	KUNIT_ASSERT_PTR_EQ(test, fake_pick(eng), ja);
+	KUNIT_EXPECT_EQ(test, tern_policy_next_check(&eng->p, &ja->pj, 300 * US, NULL),
+			U64_MAX);
+
+	/* A rival of the class waits: due at the end of the quantum, exactly. */
+	fake_submit(eng, b, 2);
+	d = tern_policy_next_check(&eng->p, &ja->pj, 300 * US, NULL);
+	KUNIT_EXPECT_EQ(test, d, QUANTUM - 300 * US);
+	KUNIT_EXPECT_FALSE(test, tern_policy_should_preempt(&eng->p, &ja->pj,
+							    300 * US + d - 1, NULL));
+	KUNIT_EXPECT_TRUE(test, tern_policy_should_preempt(&eng->p, &ja->pj,
+							   300 * US + d, NULL));
+
+	/* Past the quantum with the rival gone: nothing is due. */
+	tern_policy_entity_pop(&eng->p, &b->e);
+	KUNIT_EXPECT_EQ(test, tern_policy_next_check(&eng->p, &ja->pj, 2 * QUANTUM, NULL),
+			U64_MAX);
+
+	/* A lower class waits: due when it reaches its starvation bound. */
+	fake_submit(eng, lo, 3);
+	tern_policy_charge(&eng->p, &a->e, MS);
+	d = tern_policy_next_check(&eng->p, &ja->pj, 2 * QUANTUM, NULL);
+	KUNIT_EXPECT_EQ(test, d, STARVE - MS - 2 * QUANTUM);
+	KUNIT_EXPECT_FALSE(test, tern_policy_should_preempt(&eng->p, &ja->pj,
+							    2 * QUANTUM + d - 1, NULL));
+	KUNIT_EXPECT_TRUE(test, tern_policy_should_preempt(&eng->p, &ja->pj,
+							   2 * QUANTUM + d, NULL));
+
+	/* fifo never preempts, so nothing is ever due. */
+	eng->p.mode = TERN_POLICY_FIFO;
+	KUNIT_EXPECT_EQ(test, tern_policy_next_check(&eng->p, &ja->pj, 0, NULL),
+			U64_MAX);
+}
+
 static struct kunit_case tern_policy_cases[] = {
 	KUNIT_CASE(tern_policy_strict_priority),
 	KUNIT_CASE(tern_policy_fair_equal),
@@ -555,6 +600,7 @@ static struct kunit_case tern_policy_cases[] = {
 	KUNIT_CASE(tern_policy_no_starvation),
 	KUNIT_CASE(tern_policy_fifo),
 	KUNIT_CASE(tern_policy_hang_vs_slow),
+	KUNIT_CASE(tern_policy_next_check_due),
 	{}
 };
 
