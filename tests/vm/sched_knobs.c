@@ -66,24 +66,6 @@ static unsigned int engines_lines(const char *prefix)
 	return n;
 }
 
-/* A module parameter of tern.ko as text without its newline, or "". */
-static const char *module_param_text(const char *name, char *out, size_t len)
-{
-	char path[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/module/tern/parameters/%s", name);
-	out[0] = '\0';
-	f = fopen(path, "r");
-	if (f) {
-		if (!fgets(out, (int)len, f))
-			out[0] = '\0';
-		fclose(f);
-	}
-	out[strcspn(out, "\n")] = '\0';
-	return out;
-}
-
 static void policy_knobs(unsigned int engines)
 {
 	static const char *const bad_policy[] = { "lifo", "FIFO", "fair2",
@@ -95,9 +77,9 @@ static void policy_knobs(unsigned int engines)
 	char policy[16], quantum[16], starve[16], line[128], keep[24];
 
 	/* debugfs starts from the module parameters: fair by default */
-	module_param_text("sched_policy", policy, sizeof(policy));
-	module_param_text("quantum_us", quantum, sizeof(quantum));
-	module_param_text("starve_ms", starve, sizeof(starve));
+	sched_module_param("sched_policy", policy, sizeof(policy));
+	sched_module_param("quantum_us", quantum, sizeof(quantum));
+	sched_module_param("starve_ms", starve, sizeof(starve));
 	tap_ok(!strcmp(policy, "fair") && atol(quantum) > 0 && atol(starve) > 0,
 	       "module parameters: sched_policy %s, quantum_us %s, starve_ms %s",
 	       policy, quantum, starve);

@@ -32,18 +32,9 @@ static bool reload(const char *args)
 
 static bool param_is(const char *name, const char *want)
 {
-	char path[128], got[32] = "";
-	FILE *f;
+	char got[32];
 
-	snprintf(path, sizeof(path), "/sys/module/tern/parameters/%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	if (!fgets(got, sizeof(got), f))
-		got[0] = '\0';
-	fclose(f);
-	got[strcspn(got, "\n")] = '\0';
-	return !strcmp(got, want);
+	return !strcmp(sched_module_param(name, got, sizeof(got)), want);
 }
 
 int main(void)

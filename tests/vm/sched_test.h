@@ -323,6 +323,25 @@ static inline bool sched_knobs_save(unsigned int limit_s)
 	return sched_saved_quantum > 0 && sched_saved_starve > 0;
 }
 
+/* A module parameter of tern.ko as text without its newline, or "". */
+static inline const char *sched_module_param(const char *name, char *out,
+					      size_t len)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/tern/parameters/%s", name);
+	out[0] = '\0';
+	f = fopen(path, "r");
+	if (f) {
+		if (!fgets(out, (int)len, f))
+			out[0] = '\0';
+		fclose(f);
+	}
+	out[strcspn(out, "\n")] = '\0';
+	return out;
+}
+
 /*
  * Jobs of @engine in its slots and ready in its queues (the first line of
  * the engine in debugfs "engines"); false if not found.
