@@ -741,9 +741,7 @@ void tern_sched_get_params(struct tern_sched *sched,
 	unsigned long flags;
 
 	spin_lock_irqsave(&sched->lock, flags);
-	params->mode = sched->policy.mode;
-	params->quantum_us = div_u64(sched->policy.quantum_ns, NSEC_PER_USEC);
-	params->starve_ms = div_u64(sched->policy.starve_ns, NSEC_PER_MSEC);
+	*params = sched->params;
 	spin_unlock_irqrestore(&sched->lock, flags);
 }
 
@@ -753,7 +751,9 @@ void tern_sched_get_params(struct tern_sched *sched,
  * @params: new values, in range
  *
  * Takes effect at the next decision; the queues are kept (both policies
- * share them).  A preemption already requested completes.
+ * share them).  A preemption already requested completes.  The values are
+ * kept as given; the policy uses a starvation bound of at least the
+ * quantum.
  */
 void tern_sched_set_params(struct tern_sched *sched,
 			   const struct tern_sched_params *params)
@@ -761,6 +761,7 @@ void tern_sched_set_params(struct tern_sched *sched,
 	unsigned long flags;
 
 	spin_lock_irqsave(&sched->lock, flags);
+	sched->params = *params;
 	sched->policy.mode = params->mode;
 	sched->policy.quantum_ns = (u64)params->quantum_us * NSEC_PER_USEC;
 	sched->policy.starve_ns = max((u64)params->starve_ms * NSEC_PER_MSEC,
@@ -907,15 +908,13 @@ int tern_sched_init(struct tern_device *tdev, struct tern_sched *sched,
 		.name = "tern",
 		.dev = tdev->drm.dev,
 	};
-	struct tern_sched_params params;
-
 	sched->tdev = tdev;
 	sched->eng = eng;
 	spin_lock_init(&sched->lock);
-	tern_sched_default_params(&params);
-	tern_policy_init(&sched->policy, params.mode,
-			 (u64)params.quantum_us * NSEC_PER_USEC,
-			 (u64)params.starve_ms * NSEC_PER_MSEC);
+	tern_sched_default_params(&sched->params);
+	tern_policy_init(&sched->policy, sched->params.mode,
+			 (u64)sched->params.quantum_us * NSEC_PER_USEC,
+			 (u64)sched->params.starve_ms * NSEC_PER_MSEC);
 	init_waitqueue_head(&sched->raw_wait);
 	INIT_WORK(&sched->done_work, tern_sched_done_work);
 	INIT_DELAYED_WORK(&sched->watchdog, tern_sched_watchdog);
@@ -1001,10 +1000,9 @@ void tern_sched_debugfs_show(struct tern_sched *sched, struct drm_printer *p)
 		   sched->preempting ? ", preempting" : "",
 		   sched->raw ? ", lent" : "", sched->inflight,
 		   sched->queued, atomic_read(&sched->ctx_count));
-	drm_printf(p, "  policy %s quantum_us %llu starve_ms %llu\n",
-		   tern_sched_mode_name(sched->policy.mode),
-		   div_u64(sched->policy.quantum_ns, NSEC_PER_USEC),
-		   div_u64(sched->policy.starve_ns, NSEC_PER_MSEC));
+	drm_printf(p, "  policy %s quantum_us %u starve_ms %u\n",
+		   tern_sched_mode_name(sched->params.mode),
+		   sched->params.quantum_us, sched->params.starve_ms);
 	drm_printf(p, "  run %llu completed %llu faults %llu resets %llu irqs %lld hw_seqno %u\n",
 		   sched->jobs_run, sched->jobs_completed, sched->faults,
 		   sched->resets, (long long)atomic64_read(&sched->eng->irq_count),

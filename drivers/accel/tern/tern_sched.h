@@ -132,6 +132,37 @@ struct tern_sched_preempt_stats {
 	u64 samples;
 };
 
+/* Ranges of the tunables (module parameters and debugfs). */
+#define TERN_QUANTUM_US_MAX	1000000u
+#define TERN_STARVE_MS_MAX	100000u
+
+/**
+ * struct tern_sched_params - tunables of the scheduler
+ * @mode: &enum tern_policy_mode
+ * @quantum_us: time slice inside a priority class, device us
+ * @starve_ms: starvation bound of lower classes, device ms
+ *
+ * All u32, so that debugfs can set any of them by offset.
+ */
+struct tern_sched_params {
+	u32 mode;
+	u32 quantum_us;
+	u32 starve_ms;
+};
+
+int tern_sched_init(struct tern_device *tdev, struct tern_sched *sched,
+		    struct tern_engine *eng,
+		    const struct drm_sched_backend_ops *ops);
+void tern_sched_start(struct tern_sched *sched);
+void tern_sched_stop(struct tern_sched *sched);
+void tern_sched_fini(struct tern_sched *sched);
+void tern_sched_fence_init(struct tern_sched *sched, struct dma_fence *fence,
+			   u64 context, u64 seqno);
+void tern_sched_ctx_init(struct tern_sched *sched, struct tern_sched_ctx *sctx,
+			 unsigned int priority, u32 weight);
+void tern_sched_ctx_fini(struct tern_sched_ctx *sctx);
+void tern_sched_push(struct tern_sched *sched, struct tern_sched_job *job);
+void tern_sched_ctx_cancel(struct tern_sched_ctx *sctx, int error);
 /**
  * struct tern_sched - the scheduler of one engine
  * @tdev: the device
@@ -140,6 +171,7 @@ struct tern_sched_preempt_stats {
  *	ready jobs to tern_sched_push()
  * @lock: protects everything below, the policy and every
  *	&tern_sched_ctx bound to the engine; it is the lock of the job fences
+ * @params: the tunables as last set (the policy derives its own from them)
  * @policy: what runs next (tern_policy.c)
  * @slot: job in each hardware slot, NULL if the slot is FREE
  * @order: slots in doorbell order; @order[0] is the one running
@@ -179,6 +211,7 @@ struct tern_sched {
 	struct drm_gpu_scheduler drm;
 
 	spinlock_t lock; /* see above */
+	struct tern_sched_params params;
 	struct tern_policy policy;
 	struct tern_sched_job *slot[TERN_SLOTS_PER_ENGINE];
 	unsigned int order[TERN_SLOTS_PER_ENGINE];
@@ -211,37 +244,6 @@ struct tern_sched {
 	u64 resets;
 };
 
-/* Ranges of the tunables (module parameters and debugfs). */
-#define TERN_QUANTUM_US_MAX	1000000u
-#define TERN_STARVE_MS_MAX	100000u
-
-/**
- * struct tern_sched_params - tunables of the scheduler
- * @mode: &enum tern_policy_mode
- * @quantum_us: time slice inside a priority class, device us
- * @starve_ms: starvation bound of lower classes, device ms
- *
- * All u32, so that debugfs can set any of them by offset.
- */
-struct tern_sched_params {
-	u32 mode;
-	u32 quantum_us;
-	u32 starve_ms;
-};
-
-int tern_sched_init(struct tern_device *tdev, struct tern_sched *sched,
-		    struct tern_engine *eng,
-		    const struct drm_sched_backend_ops *ops);
-void tern_sched_start(struct tern_sched *sched);
-void tern_sched_stop(struct tern_sched *sched);
-void tern_sched_fini(struct tern_sched *sched);
-void tern_sched_fence_init(struct tern_sched *sched, struct dma_fence *fence,
-			   u64 context, u64 seqno);
-void tern_sched_ctx_init(struct tern_sched *sched, struct tern_sched_ctx *sctx,
-			 unsigned int priority, u32 weight);
-void tern_sched_ctx_fini(struct tern_sched_ctx *sctx);
-void tern_sched_push(struct tern_sched *sched, struct tern_sched_job *job);
-void tern_sched_ctx_cancel(struct tern_sched_ctx *sctx, int error);
 const char *tern_sched_mode_name(int mode);
 void tern_sched_default_params(struct tern_sched_params *params);
 void tern_sched_get_params(struct tern_sched *sched,
