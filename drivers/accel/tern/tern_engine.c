@@ -267,6 +267,26 @@ void tern_engine_read_fault(struct tern_engine *eng,
 }
 
 /**
+ * tern_engine_ack_irqs() - acknowledge the engine's interrupt status
+ * @eng: the engine
+ *
+ * For a driver that found work done without an interrupt: a message the
+ * engine did not send (lost, or dropped by fault injection) leaves its
+ * status bits set, and a bit that stays set sends no message when its
+ * event happens again.  Clearing them lets the next event interrupt.
+ *
+ * Return: the TERN_ENG_IRQ_* bits that were set.
+ */
+u32 tern_engine_ack_irqs(struct tern_engine *eng)
+{
+	u32 status = tern_eng_read(eng, TERN_ENG_IRQ_STATUS);
+
+	if (status && status != ~0u)
+		tern_eng_write(eng, TERN_ENG_IRQ_STATUS, status);
+	return status == ~0u ? 0 : status;
+}
+
+/**
  * tern_engine_progress() - read the engine's progress counter
  * @eng: the engine
  *

@@ -127,6 +127,7 @@ void tern_engine_slot_result(struct tern_engine *eng, unsigned int slot,
 void tern_engine_slot_ack(struct tern_engine *eng, unsigned int slot);
 void tern_engine_read_fault(struct tern_engine *eng,
 			    struct tern_fault_info *fault);
+u32 tern_engine_ack_irqs(struct tern_engine *eng);
 u32 tern_engine_progress(struct tern_engine *eng);
 int tern_engine_reset(struct tern_engine *eng);
 u64 tern_engine_busy_ns(struct tern_engine *eng);

@@ -615,7 +615,14 @@ static void tern_sched_watchdog(struct work_struct *work)
 	bool hang = false;
 
 	spin_lock_irqsave(&s->lock, flags);
-	/* catches completions whose interrupt was lost */
+	/*
+	 * Catches completions whose interrupt was lost, and clears the
+	 * status bits such an interrupt left set, or their next event would
+	 * not interrupt either.
+	 */
+	if (!s->stopped && !s->raw &&
+	    (tern_engine_ack_irqs(s->eng) & TERN_ENG_IRQ_PREEMPT_DONE))
+		WRITE_ONCE(s->preempt_irq_ns, ktime_get_ns());
 	tern_sched_retire(s);
 	tern_sched_feed(s);
 	if (s->stopped || s->resetting || !s->inflight)
