@@ -11,8 +11,9 @@
  * FILL + SAXPY job.  Each round checks, from the device's own stamps and
  * the fences' signal times, that the HIGH job ran inside the LOW job's run
  * and signalled first, that the LOW context's preemption count grew, that
- * the LOW jobs still completed in submission order, and that GEMM and
- * REDUCE are bit-exact with the CPU.  The preemptions are in debugfs
+ * the LOW jobs still completed in submission order, that GEMM and REDUCE
+ * are bit-exact with the CPU, and that busy_ns counted each run once (the
+ * contexts' busy_ns add up to the engine's).  The preemptions are in debugfs
  * (preempt_latency, engines) and in the tern_job_preempt tracepoint.
  *
  * tern-vm: device=compute-engines=1,time-scale=200 timeout=120
@@ -30,6 +31,10 @@
 #define NSAXPY		4096
 #define ROUNDS		4
 #define TRACING		"/sys/kernel/debug/tracing"
+/* modelled device time of the LOW jobs of a round: SPIN, GEMM, REDUCE */
+#define PKT_NS(cost)	((uint64_t)(100 + (cost)) * SCHED_TIME_SCALE)
+#define LOW_COST_NS	(PKT_NS(1000000ull) + PKT_NS(GM * GN * GK) + \
+			 PKT_NS(NVEC) + 6 * PKT_NS(0))
 
 /* where each round's HIGH job arrives: during which LOW job, how late */
 static const struct {
@@ -122,6 +127,9 @@ int main(void)
 		volatile struct sched_stamp *target = s + arrival[r].target;
 		volatile struct sched_stamp *h = s + 3;
 		uint64_t before = sched_preemptions(fd, lo), t_arrive, t_lo, t_hi;
+		uint64_t busy0 = sched_busy_ns(fd, lo), busy, pre;
+		uint64_t hbusy0 = sched_busy_ns(fd, hi), hbusy;
+		long long ebusy0 = sched_engine_stat(SCHED_ENGINE, " busy_ns "), ebusy;
 		int st_lo, st_hi, bad = 0;
 
 		memset((void *)s, 0, 4 * sizeof(*s));
@@ -187,6 +195,27 @@ int main(void)
 		       "round %u: the LOW context's preemptions grew (%llu -> %llu)",
 		       r, (unsigned long long)before,
 		       (unsigned long long)sched_preemptions(fd, lo));
+		/*
+		 * busy_ns counts every run, preempted ones included, once.
+		 * The engine was idle before and after the round, so the two
+		 * contexts' busy_ns add up to the engine's busy time, exactly
+		 * (both are sums of the same RUN_NS).  And LOW's is no less
+		 * than the modelled cost of its jobs, less one chunk plus
+		 * 1 ms (3 ms) that a preemption may cut from the run it
+		 * stops (docs/hardware.md 12).
+		 */
+		pre = sched_preemptions(fd, lo) - before;
+		busy = sched_busy_ns(fd, lo) - busy0;
+		hbusy = sched_busy_ns(fd, hi) - hbusy0;
+		ebusy = sched_engine_stat(SCHED_ENGINE, " busy_ns ") - ebusy0;
+		tap_ok(ebusy0 >= 0 && busy + hbusy == (uint64_t)ebusy,
+		       "round %u: busy_ns LOW %llu + HIGH %llu = engine %lld",
+		       r, (unsigned long long)busy, (unsigned long long)hbusy,
+		       ebusy);
+		tap_ok(busy + pre * 3000000 >= LOW_COST_NS,
+		       "round %u: LOW busy %llu ms, no less than its cost, %llu ms",
+		       r, (unsigned long long)(busy / 1000000),
+		       (unsigned long long)(LOW_COST_NS / 1000000));
 		tap_ok(s[0].end && s[0].end < s[1].end && s[1].end < s[2].end &&
 		       s[0].end <= s[1].start && s[1].end <= s[2].start,
 		       "round %u: the LOW jobs ran one after another, in submission order",
