@@ -15,6 +15,8 @@
  * are bit-exact with the CPU, and that busy_ns counted each run once (the
  * contexts' busy_ns add up to the engine's).  The preemptions are in debugfs
  * (preempt_latency, engines) and in the tern_job_preempt tracepoint.
+ * Last, a LOW job waiting on memory (WAIT_MEM) is preempted and resumes
+ * its wait.
  *
  * tern-vm: device=compute-engines=1,time-scale=200 timeout=120
  */
@@ -236,6 +238,39 @@ int main(void)
 			bad += memcmp(&hdat[20480 + i], &yref[i], 4) != 0;
 		tap_ok(!bad, "round %u: the HIGH job's FILL and SAXPY are right (%d wrong)",
 		       r, bad);
+	}
+
+	/*
+	 * A LOW job waiting on memory (WAIT_MEM, stamp 20) is preempted by a
+	 * HIGH job (21) and resumes its wait: the CPU's write then releases
+	 * it, and it completes without a WAIT_TIMEOUT fault.
+	 */
+	{
+		volatile uint32_t *word = (volatile uint32_t *)stamp + 768;
+		uint64_t before = sched_preemptions(fd, lo);
+		struct drm_tern_context_get_state st;
+
+		word[0] = 0;
+		word[1] = 0;
+		drmSyncobjReset(fd, so_lo, 1);
+		drmSyncobjReset(fd, &so_hi, 1);
+		sched_job_begin(&j, VA_STAMP + 320);
+		pkt_wait_mem(j.dw, &j.n, VA_STAMP + 3072, 1, 5000000);
+		pkt_write_imm(j.dw, &j.n, VA_STAMP + 3076, 0x77);
+		ret = sched_job_submit(fd, lo, &j, bos, 4, 0, so_lo[0]);
+		ret = ret ?: !sched_wait_u64(&stamp[20].start, 5000);
+		sched_job_begin(&j, VA_STAMP + 336);
+		pkt_spin(j.dw, &j.n, SCHED_SPIN_MS(10));
+		ret = ret ?: sched_job_submit(fd, hi, &j, bos, 4, 0, so_hi);
+		ret = ret ?: syncobj_wait(fd, so_hi, 5000);
+		tap_ok(!ret && stamp[21].end && !stamp[20].end &&
+		       sched_preemptions(fd, lo) == before + 1,
+		       "a LOW job waiting on memory was preempted by HIGH");
+		word[0] = 1;
+		ret = syncobj_wait(fd, so_lo[0], 5000) || ctx_state(fd, lo, &st);
+		tap_ok(!ret && word[1] == 0x77 && stamp[20].end &&
+		       st.state == DRM_TERN_CONTEXT_ACTIVE,
+		       "it resumed its wait and completed when the memory was written");
 	}
 
 	pre_total = sched_preemptions(fd, lo) - pre0;
