@@ -38,11 +38,15 @@
  * to RESET (still usable; the interrupted job runs again).
  */
 
-static const enum drm_sched_priority tern_drm_sched_prio[] = {
-	[DRM_TERN_PRIORITY_LOW] = DRM_SCHED_PRIORITY_LOW,
-	[DRM_TERN_PRIORITY_NORMAL] = DRM_SCHED_PRIORITY_NORMAL,
-	[DRM_TERN_PRIORITY_HIGH] = DRM_SCHED_PRIORITY_HIGH,
-};
+/*
+ * Every entity has the same drm_sched priority: drm_sched only resolves
+ * dependencies and hands ready jobs over in the order they became ready;
+ * the context's priority is tern's scheduler's business (tern_policy.c).
+ * With drm_sched's priority run queues, a stream of HIGH submissions would
+ * hold back the hand-over of a LOW job indefinitely, out of reach of the
+ * policy's starvation bound.
+ */
+#define TERN_DRM_SCHED_PRIORITY	DRM_SCHED_PRIORITY_NORMAL
 
 static struct tern_context *sctx_to_ctx(struct tern_sched_ctx *sctx)
 {
@@ -270,7 +274,7 @@ int tern_context_create_ioctl(struct drm_device *drm, void *data,
 
 	sched_list[0] = &sched->drm;
 	ret = drm_sched_entity_init(&ctx->entity,
-				    tern_drm_sched_prio[args->priority],
+				    TERN_DRM_SCHED_PRIORITY,
 				    sched_list, 1, NULL);
 	if (ret)
 		goto out_free;

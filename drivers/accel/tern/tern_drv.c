@@ -62,8 +62,9 @@
  * - &tern_device.latch_lock (latching counter reads)
  *
  * &tern_device.reset_lock is taken around an engine reset, by the watchdog
- * (holding nothing else) or by debugfs raw_nop.  Nothing sleeps under the spinlocks; the scheduler's completion work
- * and watchdog run on the ordered &tern_device.wq and never concurrently.
+ * (holding nothing else) or by debugfs raw_nop.  Nothing sleeps under the
+ * spinlocks; the scheduler's completion work and watchdog run on the
+ * ordered &tern_device.wq and never concurrently.
  */
 
 static int tern_get_info_ioctl(struct drm_device *drm, void *data,
