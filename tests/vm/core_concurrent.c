@@ -8,10 +8,8 @@
  *
  * All jobs are queued behind a gate and the gate is opened once every
  * process has submitted all of its jobs, so that how fast the guest
- * submits does not matter.  The gate is a row of jobs on the copy engine
- * that wait for a word in memory to reach 1, 2, 3...; a WAIT_MEM gives up
- * after 10 s, so while the processes are still submitting the word goes
- * up by one every 5 s and the next one starts waiting.  While they run, debugfs is sampled: whenever an engine has jobs
+ * submits does not matter (struct core_gate: WAIT_MEMs on the copy
+ * engine).  While they run, debugfs is sampled: whenever an engine has jobs
  * waiting in its queue, both of its slots must be occupied.  The engines'
  * busy time is also compared with the time from the gate's opening to the
  * last completion.
@@ -35,43 +33,52 @@
 #define SPIN_MIN_US	2000
 #define SPIN_MAX_US	50000
 #define COST_JOBS	32
-#define GATE_US		10000000	/* the longest WAIT_MEM */
-#define GATES		16	/* WAIT_MEMs in a row: the gate holds 85 s at most */
-#define GATE_TICK_NS	5000000000ll
+
+/* a TIMESTAMP packet: the device clock (ns) to the 8 bytes at @va */
+static void pkt_timestamp(uint32_t *dw, uint32_t *n, uint64_t va)
+{
+	dw[(*n)++] = TERN_PKT_HEADER(TERN_OP_TIMESTAMP, TERN_PKT_DWORDS_TIMESTAMP);
+	dw[(*n)++] = (uint32_t)va;
+	dw[(*n)++] = (uint32_t)(va >> 32);
+}
 
 /*
  * What the driver costs per job here, in ns (or -1): COST_JOBS jobs that
- * do nearly nothing, on one context, behind a gate (a WAIT_MEM on the copy
- * engine for the word at VA + 4); the time from opening the gate until the
- * last one completed, per job.
+ * do nearly nothing, on one context, behind a gate (on the word at VA + 4),
+ * run back to back once it opens; the first and the last write the device
+ * clock, and the time between, per job, is what feeding one costs.
  */
 static int64_t driver_ns_per_job(int fd, uint32_t copy, uint32_t bo,
 				 volatile uint32_t *mem)
 {
-	uint32_t dw[16], n = 0, ctx, gate = syncobj_new(fd), last = syncobj_new(fd), i;
-	int64_t t0, t;
-	int ret = 0;
+	uint32_t dw[16], n, ctx, gate = syncobj_new(fd), last = syncobj_new(fd), i;
+	volatile uint64_t *clock = (volatile uint64_t *)(mem + 4);	/* VA + 16 */
+	struct core_gate g;
+	int ret;
 
 	if (ctx_create(fd, DRM_TERN_PRIORITY_NORMAL, DRM_TERN_ENGINE_CLASS_COMPUTE, 0,
 		       &ctx))
 		return -1;
-	mem[1] = 0;
 	mem[2] = 0;
-	pkt_wait_mem(dw, &n, VA + 4, 1, GATE_US);
-	ret = submit(fd, copy, dw, n, &bo, 1, 0, gate, NULL);
+	clock[0] = 0;
+	clock[1] = 0;
+	ret = core_gate_init(&g, fd, copy, bo, VA + 4, &mem[1], gate);
 	for (i = 0; !ret && i < COST_JOBS; i++) {
+		core_gate_hold(&g);
 		n = 0;
+		if (i == 0)
+			pkt_timestamp(dw, &n, VA + 16);
 		pkt_write_imm(dw, &n, VA + 8, i + 1);
+		if (i == COST_JOBS - 1)
+			pkt_timestamp(dw, &n, VA + 24);
 		ret = submit(fd, ctx, dw, n, &bo, 1, i ? 0 : gate, last, NULL);
 	}
-	t0 = now_ns();
-	__sync_synchronize();
-	mem[1] = 1;
-	if (ret || syncobj_wait(fd, last, 60000) || mem[2] != COST_JOBS)
+	core_gate_open(&g);
+	if (ret || syncobj_wait(fd, last, 60000) || mem[2] != COST_JOBS ||
+	    !clock[0] || clock[1] <= clock[0])
 		return -1;
-	t = now_ns() - t0;
 	ctx_destroy(fd, ctx);
-	return t / COST_JOBS;
+	return (int64_t)(clock[1] - clock[0]) / (COST_JOBS - 1);
 }
 
 /*
@@ -243,25 +250,20 @@ static int child_main(const struct child_args *a)
 
 /*
  * Read one answer ('r', 's' or 'x') from each of @n children: how many
- * said @want.  With @gate_word, every GATE_TICK_NS one more WAIT_MEM of
- * the gate may pass (all but the last), so that none of them times out.
+ * said @want.  Meanwhile @gate (if any) is kept closed.
  */
-static int answers(int fd, int n, char want, volatile uint32_t *gate_word)
+static int answers(int fd, int n, char want, struct core_gate *gate)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	int64_t tick = now_ns() + GATE_TICK_NS;
 	int got = 0, ret;
 	char ch;
 
 	while (n > 0) {
-		int64_t left = (tick - now_ns()) / 1000000;
+		int64_t left = gate ? (gate->tick - now_ns()) / 1000000 : -1;
 
-		ret = poll(&pfd, 1, gate_word ? (left > 0 ? (int)left : 0) : -1);
-		if (gate_word && now_ns() >= tick) {
-			if (*gate_word < GATES - 1)
-				(*gate_word)++;
-			tick += GATE_TICK_NS;
-		}
+		ret = poll(&pfd, 1, left < 0 ? (gate ? 0 : -1) : (int)left);
+		if (gate)
+			core_gate_hold(gate);
 		if (ret == 0)
 			continue;
 		if (ret < 0 || read(fd, &ch, 1) != 1)
@@ -277,7 +279,8 @@ int main(void)
 	unsigned long long b0[8], b1[8];
 	struct drm_tern_get_info info;
 	struct child_args a = { .gate_fd = -1 };
-	uint32_t dw[16], n = 0, copy = 0, bo = 0, gate;
+	struct core_gate g;
+	uint32_t copy = 0, bo = 0, gate;
 	int fd, report[2], go[2], done[2], status, i, ne, bad = 0, full = 0, gap = 0;
 	int ready, queued, other = 0;
 	long q0, q = -1;
@@ -332,27 +335,23 @@ int main(void)
 	close(go[0]);
 	close(done[1]);
 	ready = answers(report[0], PROCS, 'r', NULL);
-	for (i = 0; i < GATES; i++) {
-		n = 0;
-		pkt_wait_mem(dw, &n, VA, i + 1, GATE_US);
-		if (submit(fd, copy, dw, n, &bo, 1, 0, i == GATES - 1 ? gate : 0, NULL))
-			tap_diag("cannot submit the gate");
-	}
+	if (core_gate_init(&g, fd, copy, bo, VA, &mem[0], gate))
+		tap_diag("cannot submit the gate");
 	t_go = now_ns();
 	for (i = 0; i < ready; i++)
 		if (write(go[1], "g", 1) != 1)
 			break;
-	queued = answers(report[0], ready, 's', &mem[0]);
+	queued = answers(report[0], ready, 's', &g);
 	tap_ok(cost > 0 && cost / 1000 < SPIN_MAX_US && ready == PROCS && queued == PROCS &&
 	       syncobj_wait(fd, gate, 0) == -ETIME,
 	       "%d processes queued %d jobs behind the gate in %lld ms (%d set up, %d queued, "
 	       "%u of %d WAIT_MEMs passed)", PROCS, PROCS * 2 * JOBS,
-	       (long long)(now_ns() - t_go) / 1000000, ready, queued, mem[0], GATES);
+	       (long long)(now_ns() - t_go) / 1000000, ready, queued, mem[0],
+	       CORE_GATE_STEPS);
 
 	/* the compute engines are idle until the gate opens */
 	ne = engines_busy(b0, 8);
-	__sync_synchronize();
-	mem[0] = GATES;
+	core_gate_open(&g);
 	if (syncobj_wait(fd, gate, 60000))
 		tap_diag("the gate did not open");
 	t_open = now_ns();

@@ -3,9 +3,10 @@
  * core_limits: a context takes max_jobs_per_context unfinished jobs and
  * refuses the next with EAGAIN (not ENOMEM, not a silent loss); once its
  * jobs finish it takes work again.  The submits use ioctl() directly:
- * drmIoctl() retries EAGAIN in a loop.  The jobs wait behind a 3 s job of
- * another context.  Likewise a file whose unfinished jobs hold
- * max_queued_bytes of command buffers gets EAGAIN.
+ * drmIoctl() retries EAGAIN in a loop.  The jobs wait behind a gate on
+ * another context (struct core_gate), opened once the checks are done.
+ * Likewise a file whose unfinished jobs hold max_queued_bytes of command
+ * buffers gets EAGAIN.
  *
  * tern-vm: timeout=120
  */
@@ -19,6 +20,7 @@ int main(void)
 	struct drm_tern_context_get_state st;
 	uint32_t dw[64], n, ctx = 0, ctx2 = 0, bo = 0, gate, gate_out, done, i;
 	volatile uint32_t *mem;
+	struct core_gate g;
 	int64_t t0;
 	int fd, ret = 0;
 
@@ -33,10 +35,8 @@ int main(void)
 	done = syncobj_new(fd);
 	gate_out = syncobj_new(fd);
 
-	/* the gate: 3 s of work on ctx2, its fence pending meanwhile */
-	n = 0;
-	pkt_spin(dw, &n, 3000000);
-	ret = submit(fd, ctx2, dw, n, &bo, 1, 0, gate, NULL);
+	/* the gate, on ctx2: its fence pending until it is opened */
+	ret = core_gate_init(&g, fd, ctx2, bo, VA + 256, &mem[64], gate);
 	if (ret)
 		tap_diag("gate submit: %s", strerror(-ret));
 
@@ -44,6 +44,7 @@ int main(void)
 	pkt_write_imm(dw, &n, VA, 1);
 	t0 = now_ns();
 	for (i = 0; i < info.max_jobs_per_context; i++) {
+		core_gate_hold(&g);
 		dw[3] = i + 1;
 		ret = submit(fd, ctx, dw, n, &bo, 1, i ? 0 : gate,
 			     i + 1 == info.max_jobs_per_context ? done : 0,
@@ -68,6 +69,7 @@ int main(void)
 			 (unsigned long long)st.jobs_completed);
 	}
 
+	core_gate_open(&g);
 	tap_ok(!syncobj_wait(fd, done, 10000) &&
 	       mem[0] == info.max_jobs_per_context,
 	       "all of them ran, in order (last value %u)", mem[0]);
@@ -93,11 +95,10 @@ int main(void)
 			big[k] = TERN_PKT_HEADER(TERN_OP_NOP,
 						 nbig - k < 0xfff0 ? nbig - k : 0xfff0);
 		drmSyncobjReset(fd, &gate, 1);
-		n = 0;
-		pkt_spin(dw, &n, 3000000);
-		submit(fd, ctx2, dw, n, &bo, 1, 0, gate, NULL);
+		core_gate_init(&g, fd, ctx2, bo, VA + 256, &mem[64], gate);
 		ctx_create(fd, 1, 0, 0, &ctx3);
 		for (i = 0; i < 1000; i++) {
+			core_gate_hold(&g);
 			ret = submit(fd, i % 2 ? ctx3 : ctx, big, nbig, NULL, 0,
 				     i < 2 ? gate : 0, 0, NULL);
 			if (ret)
@@ -108,9 +109,12 @@ int main(void)
 		       held + 2 * info.buf_size_max > info.max_queued_bytes,
 		       "a file holding %llu MiB of command buffers gets EAGAIN (%s)",
 		       (unsigned long long)(held >> 20), strerror(-ret));
-		tap_ok(!submit(fd, ctx2, dw, 2, &bo, 1, 0, 0, NULL),
+		n = 0;
+		pkt_spin(dw, &n, 1);
+		tap_ok(!submit(fd, ctx2, dw, n, &bo, 1, 0, 0, NULL),
 		       "a small job of another context fits");
 		drmSyncobjReset(fd, &done, 1);
+		core_gate_open(&g);
 		tap_ok(!syncobj_wait(fd, gate, 10000) &&
 		       ctx_idle(fd, ctx, 10000) && ctx_idle(fd, ctx3, 10000) &&
 		       !submit(fd, ctx, big, nbig, NULL, 0, 0, done, NULL) &&

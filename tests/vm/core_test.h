@@ -230,6 +230,61 @@ static inline int core_bo(int fd, uint64_t size, uint64_t va, uint32_t *handle,
 	return vm_map(fd, *handle, va, 0, size);
 }
 
+/*
+ * A gate that holds jobs back for as long as a test needs, whatever the
+ * guest's speed (a SPIN of fixed length does not: a slow guest may still
+ * be submitting when it ends).  It is a row of CORE_GATE_STEPS WAIT_MEMs
+ * on one context, the i-th waiting for the u32 at @va to reach i + 1; the
+ * fence of the last one is the gate.  A WAIT_MEM gives up after 10 s, so
+ * while the gate must stay closed the test calls core_gate_hold() at least
+ * every few seconds, which lets one more WAIT_MEM pass every 5 s: the gate
+ * holds 85 s at most.  core_gate_open() lets the rest through.
+ */
+#define CORE_GATE_STEPS		16
+#define CORE_GATE_TICK_NS	5000000000ll
+
+struct core_gate {
+	volatile uint32_t *word;	/* CPU address of the u32 at @va */
+	int64_t tick;			/* when the next WAIT_MEM may pass */
+};
+
+/* Set up @g on @ctx (a BO @bo mapped at @va, at CPU @word); fence to @out. */
+static inline int core_gate_init(struct core_gate *g, int fd, uint32_t ctx,
+				 uint32_t bo, uint64_t va,
+				 volatile uint32_t *word, uint32_t out)
+{
+	uint32_t dw[8], n, i;
+	int ret = 0;
+
+	g->word = word;
+	*word = 0;
+	__sync_synchronize();
+	for (i = 0; !ret && i < CORE_GATE_STEPS; i++) {
+		n = 0;
+		pkt_wait_mem(dw, &n, va, i + 1, 10000000);
+		ret = submit(fd, ctx, dw, n, &bo, 1, 0,
+			     i == CORE_GATE_STEPS - 1 ? out : 0, NULL);
+	}
+	g->tick = now_ns() + CORE_GATE_TICK_NS;
+	return ret;
+}
+
+/* Keep @g closed: call at least every few seconds. */
+static inline void core_gate_hold(struct core_gate *g)
+{
+	if (now_ns() < g->tick)
+		return;
+	if (*g->word < CORE_GATE_STEPS - 1)
+		(*g->word)++;
+	g->tick += CORE_GATE_TICK_NS;
+}
+
+static inline void core_gate_open(struct core_gate *g)
+{
+	__sync_synchronize();
+	*g->word = CORE_GATE_STEPS;
+}
+
 /* Path of a file in the device's debugfs directory, or false. */
 static inline bool core_debugfs_path(const char *name, char *path, size_t len)
 {
