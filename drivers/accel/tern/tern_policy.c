@@ -240,7 +240,12 @@ static struct tern_policy_job *tern_policy_pick_fifo(struct tern_policy *p)
 			best_head = head;
 		}
 	}
-	return best ? tern_policy_dequeue(p, best) : NULL;
+	if (!best)
+		return NULL;
+	/* fifo keeps no promises: forget those fair mode made */
+	p->promised = NULL;
+	p->owed = NULL;
+	return tern_policy_dequeue(p, best);
 }
 
 /* The ready entity of @prio with the smallest virtual time, or NULL. */
@@ -404,6 +409,23 @@ bool tern_policy_should_preempt(const struct tern_policy *p,
 	}
 
 	return tern_policy_starved_class(p, r->prio, running_ns) >= 0;
+}
+
+/**
+ * tern_policy_forget() - a job left the engine for good
+ * @p: the policy
+ * @job: the job: completed, failed, or cancelled without running
+ *
+ * The policy keeps pointers to up to two jobs it picked (the promised and
+ * the owed one) beyond the call that picked them; the caller tells it when
+ * a job is finished, before the job's memory can be freed.
+ */
+void tern_policy_forget(struct tern_policy *p, const struct tern_policy_job *job)
+{
+	if (p->promised == job)
+		p->promised = NULL;
+	if (p->owed == job)
+		p->owed = NULL;
 }
 
 /**

@@ -118,6 +118,8 @@ bool tern_policy_should_preempt(const struct tern_policy *p,
 				const struct tern_policy_job *running,
 				u64 running_ns,
 				const struct tern_policy_job *next);
+void tern_policy_forget(struct tern_policy *p,
+			const struct tern_policy_job *job);
 u64 tern_policy_next_check(const struct tern_policy *p,
 			   const struct tern_policy_job *running,
 			   u64 running_ns,

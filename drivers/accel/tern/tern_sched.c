@@ -173,10 +173,12 @@ void tern_sched_fence_init(struct tern_sched *sched, struct dma_fence *fence,
 	dma_fence_init(fence, &tern_hw_fence_ops, &sched->lock, context, seqno);
 }
 
+/* The job is done with: the policy forgets it, its fence signals. */
 static void tern_sched_signal(struct tern_sched *s, struct tern_sched_job *job,
 			      int error)
 {
 	lockdep_assert_held(&s->lock);
+	tern_policy_forget(&s->policy, &job->pjob);
 	if (error)
 		dma_fence_set_error(job->fence, error);
 	dma_fence_signal_locked(job->fence);

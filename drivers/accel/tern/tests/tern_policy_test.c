@@ -587,6 +587,36 @@ static void tern_policy_next_check_due(struct kunit *test)
 			U64_MAX);
 }
 
+static void tern_policy_forgets_finished_jobs(struct kunit *test)
+{
+	struct fake_engine *eng = fake_engine(test, TERN_POLICY_FAIR);
+	struct fake_ctx *hi = fake_ctx(eng, 2, TERN_POLICY_WEIGHT_SCALE, 10 * MS, false);
+	struct fake_ctx *lo = fake_ctx(eng, 0, TERN_POLICY_WEIGHT_SCALE, MS, false);
+	struct fake_ctx *b = fake_ctx(eng, 2, TERN_POLICY_WEIGHT_SCALE, MS, false);
+	struct fake_job *jh, *jl, *jb;
+
+	/* LOW waits past its bound: the next pick is owed to it. */
+	jh = fake_submit(eng, hi, 1);
+	fake_submit(eng, hi, 2);
+	jl = fake_submit(eng, lo, 3);
+	KUNIT_ASSERT_PTR_EQ(test, fake_pick(eng), jh);
+	tern_policy_charge(&eng->p, &hi->e, 2 * STARVE);
+	KUNIT_ASSERT_PTR_EQ(test, fake_pick(eng), jl);
+	KUNIT_EXPECT_PTR_EQ(test, eng->p.owed, &jl->pj);
+	/* it completes: the policy must hold no pointer to it any more */
+	tern_policy_forget(&eng->p, &jl->pj);
+	KUNIT_EXPECT_NULL(test, eng->p.owed);
+
+	/* a promise made in fair mode does not survive a fifo pick */
+	jb = fake_submit(eng, b, 4);
+	tern_policy_requeue(&eng->p, &jh->pj, fake_pj(fake_pick(eng)));
+	KUNIT_EXPECT_PTR_EQ(test, eng->p.promised, &jb->pj);
+	eng->p.mode = TERN_POLICY_FIFO;
+	KUNIT_EXPECT_NOT_NULL(test, fake_pick(eng));
+	KUNIT_EXPECT_NULL(test, eng->p.promised);
+	KUNIT_EXPECT_NULL(test, eng->p.owed);
+}
+
 static struct kunit_case tern_policy_cases[] = {
 	KUNIT_CASE(tern_policy_strict_priority),
 	KUNIT_CASE(tern_policy_fair_equal),
@@ -601,6 +631,7 @@ static struct kunit_case tern_policy_cases[] = {
 	KUNIT_CASE(tern_policy_fifo),
 	KUNIT_CASE(tern_policy_hang_vs_slow),
 	KUNIT_CASE(tern_policy_next_check_due),
+	KUNIT_CASE(tern_policy_forgets_finished_jobs),
 	{}
 };
 
