@@ -93,6 +93,7 @@ void tern_policy_init(struct tern_policy *p, enum tern_policy_mode mode,
 	p->promised = NULL;
 	p->promised_bar = 0;
 	p->owed = NULL;
+	p->owed_ns = 0;
 }
 
 static bool tern_policy_class_ready(const struct tern_policy *p,
@@ -317,6 +318,23 @@ struct tern_policy_job *tern_policy_pick_next(struct tern_policy *p)
 		return NULL;
 
 	/*
+	 * A job picked for a starved class that was preempted before it ran
+	 * a quantum keeps its turn: the request was meant for the job ahead
+	 * of it, which ended just before the engine served it.
+	 */
+	if (p->owed && p->owed->entity->queued &&
+	    list_first_entry(&p->owed->entity->queue, struct tern_policy_job,
+			     link) == p->owed) {
+		e = p->owed->entity;
+		p->starved_ns[e->prio] = 0;
+		job = tern_policy_dequeue(p, e);
+		if (p->promised == job)
+			p->promised = NULL;
+		p->owed = job;
+		return job;
+	}
+
+	/*
 	 * The job a preemption cancelled in the second slot had been chosen:
 	 * it goes first again (after its context's earlier jobs), unless work
 	 * of a class above both preempted jobs is ready.
@@ -336,8 +354,10 @@ struct tern_policy_job *tern_policy_pick_next(struct tern_policy *p)
 	e = tern_policy_min_entity(p, c < 0 ? top : c);
 	p->min_vtime[e->prio] = max(p->min_vtime[e->prio], e->vtime);
 	job = tern_policy_dequeue(p, e);
-	if (c >= 0)
+	if (c >= 0) {
 		p->owed = job;
+		p->owed_ns = 0;
+	}
 	return job;
 }
 
@@ -357,6 +377,8 @@ void tern_policy_charge(struct tern_policy *p, struct tern_policy_entity *e,
 
 	e->run_ns += ns;
 	e->vtime += mul_u64_u32_div(ns, TERN_POLICY_WEIGHT_SCALE, e->weight);
+	if (p->owed && p->owed->entity == e)
+		p->owed_ns += ns;
 
 	for (c = e->prio - 1; c >= 0; c--)
 		if (tern_policy_class_ready(p, c))
@@ -499,7 +521,8 @@ void tern_policy_requeue(struct tern_policy *p,
 	struct tern_policy_entity *e;
 	unsigned int i;
 
-	if (running && running == p->owed)
+	/* a job owed a turn keeps it until it ran a quantum */
+	if (running && running == p->owed && p->owed_ns >= p->quantum_ns)
 		p->owed = NULL;
 	/*
 	 * The promise protects a job chosen for another context; jobs of the

@@ -84,7 +84,9 @@ struct tern_policy_entity {
  *	picked before others unless a class above @promised_bar is ready
  * @promised_bar: the higher class of the preempted and the cancelled job
  * @owed: the last job picked for a starved class; yields only to
- *	preemption, like a job of the running class
+ *	preemption, like a job of the running class, and keeps its turn if it
+ *	is preempted before it ran a quantum
+ * @owed_ns: device time charged to @owed's entity since it was picked
  */
 struct tern_policy {
 	enum tern_policy_mode mode;
@@ -99,6 +101,7 @@ struct tern_policy {
 	struct tern_policy_job *promised;
 	unsigned int promised_bar;
 	const struct tern_policy_job *owed;
+	u64 owed_ns;
 };
 
 void tern_policy_init(struct tern_policy *p, enum tern_policy_mode mode,

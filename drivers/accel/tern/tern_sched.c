@@ -221,6 +221,7 @@ static void tern_sched_hold(struct tern_sched *s, struct tern_sched_job *job)
 	struct tern_sched_job *pos;
 
 	lockdep_assert_held(&s->lock);
+	tern_policy_forget(&s->policy, &job->pjob);
 	list_for_each_entry(pos, &ctx->cancelled, pjob.link) {
 		if ((s32)(job->seqno - pos->seqno) < 0) {
 			list_add_tail(&job->pjob.link, &pos->pjob.link);

@@ -617,6 +617,44 @@ static void tern_policy_forgets_finished_jobs(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, eng->p.owed);
 }
 
+static void tern_policy_owed_keeps_turn(struct kunit *test)
+{
+	struct fake_engine *eng = fake_engine(test, TERN_POLICY_FAIR);
+	struct fake_ctx *h1 = fake_ctx(eng, 2, TERN_POLICY_WEIGHT_SCALE, 10 * MS, false);
+	struct fake_ctx *h2 = fake_ctx(eng, 2, TERN_POLICY_WEIGHT_SCALE, 10 * MS, false);
+	struct fake_ctx *lo = fake_ctx(eng, 0, TERN_POLICY_WEIGHT_SCALE, 20 * MS, false);
+	struct fake_job *jh, *jl, *next;
+
+	jh = fake_submit(eng, h1, 1);
+	fake_submit(eng, h1, 1);
+	fake_submit(eng, h2, 2);
+	fake_submit(eng, h2, 2);
+	jl = fake_submit(eng, lo, 3);
+	KUNIT_ASSERT_PTR_EQ(test, fake_pick(eng), jh);
+	tern_policy_charge(&eng->p, &h1->e, 2 * STARVE);
+	/* LOW reached its bound: picked for the PENDING slot behind jh */
+	KUNIT_ASSERT_PTR_EQ(test, fake_pick(eng), jl);
+
+	/*
+	 * The request meant for jh is served after jh completed: it stops
+	 * jl before its first packet.  jl keeps its turn, and its quantum.
+	 */
+	tern_policy_charge(&eng->p, &h1->e, 10 * MS);
+	tern_policy_forget(&eng->p, &jh->pj);
+	tern_policy_charge(&eng->p, &lo->e, 0);
+	tern_policy_requeue(&eng->p, &jl->pj, NULL);
+	KUNIT_EXPECT_PTR_EQ(test, fake_pick(eng), jl);
+	KUNIT_EXPECT_FALSE(test, tern_policy_should_preempt(&eng->p, &jl->pj,
+							    QUANTUM / 2, NULL));
+
+	/* Preempted after a full quantum, it waits for its next turn. */
+	tern_policy_charge(&eng->p, &lo->e, QUANTUM);
+	tern_policy_requeue(&eng->p, &jl->pj, NULL);
+	next = fake_pick(eng);
+	KUNIT_EXPECT_PTR_NE(test, next, jl);
+	KUNIT_EXPECT_EQ(test, next->ctx, 0u + (h1->e.vtime <= h2->e.vtime ? 0 : 1));
+}
+
 static struct kunit_case tern_policy_cases[] = {
 	KUNIT_CASE(tern_policy_strict_priority),
 	KUNIT_CASE(tern_policy_fair_equal),
@@ -632,6 +670,7 @@ static struct kunit_case tern_policy_cases[] = {
 	KUNIT_CASE(tern_policy_hang_vs_slow),
 	KUNIT_CASE(tern_policy_next_check_due),
 	KUNIT_CASE(tern_policy_forgets_finished_jobs),
+	KUNIT_CASE(tern_policy_owed_keeps_turn),
 	{}
 };
 
