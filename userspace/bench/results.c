@@ -138,7 +138,7 @@ static const char *fig_title[BENCH_FIGURES + 1] = {
 	"fairness: equal contexts, weights, starvation of LOW",
 	"scale: driver CPU and memory against contexts and processes",
 	"COPY, GEMM and SAXPY through the driver against the device",
-	"preemption latency, request to slot free (driver's measurement)",
+	"preemption latency, request to PREEMPT_DONE (driver's measurement)",
 };
 
 void bench_print_table(FILE *f)
