@@ -40,7 +40,10 @@
  * ordered workqueue, never concurrently, so the device has one scheduler
  * thread; see docs/scheduler.md for why one per device and not one per
  * engine.  Each event runs tern_sched_event(): retire DONE slots, fill free
- * slots, then ask the policy whether the running job should be preempted.
+ * slots, then ask the policy whether the running job should be preempted
+ * (a submission only fills and asks: slots are retired by the interrupt's
+ * work and the watchdog, and the policy is not asked at all, nor a
+ * register read, while the engine has nothing else to run).
  *
  * Preemption: every job has a 64-byte resume record next to its DMA buffer
  * and every slot is programmed with it, so every run is preemptible.  On a
@@ -469,6 +472,9 @@ static void tern_sched_check_preempt(struct tern_sched *s)
 
 	running = s->slot[s->order[0]];
 	next = s->inflight > 1 ? s->slot[s->order[1]] : NULL;
+	/* nothing else to run: nothing to decide, no register to read */
+	if (!next && !s->queued)
+		return;
 	ran = tern_engine_busy_ns(s->eng) - s->run_start_ns;
 
 	if (tern_policy_should_preempt(&s->policy, &running->pjob, ran,
@@ -673,9 +679,15 @@ void tern_sched_push(struct tern_sched *sched, struct tern_sched_job *job)
 	} else if (job->error && !ctx->in_slots && !ctx->entity.queued) {
 		tern_sched_signal(sched, job, job->error);
 	} else {
+		/*
+		 * Not a whole event: retiring DONE slots is the interrupt's
+		 * and the watchdog's work, and costs a register read that the
+		 * submit path need not pay.
+		 */
 		tern_policy_push(&sched->policy, &ctx->entity, &job->pjob);
 		sched->queued++;
-		tern_sched_event(sched);
+		tern_sched_feed(sched);
+		tern_sched_check_preempt(sched);
 	}
 	spin_unlock_irqrestore(&sched->lock, flags);
 }
