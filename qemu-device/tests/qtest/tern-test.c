@@ -989,6 +989,84 @@ static void lm_writeq(Tern *t, uint64_t off, uint64_t v)
     qpci_io_writel(t->dev, t->bar2, off + 4, v >> 32);
 }
 
+/*
+ * After a fault the engine is halted until FAULT is cleared: a buffer
+ * queued meanwhile stays PENDING and does not run; a preemption request
+ * cancels it at once; clearing FAULT starts it.
+ */
+static void test_fault_halts_engine(void)
+{
+    uint64_t root, pa;
+    Tern t;
+    Cmd bad, mark, mark2;
+
+    tern_boot(&t, NULL);
+    root = as_new(&t);
+    pa = as_map_buf(&t, root, VA_BASE, PAGE, true);
+    c_init(&bad);
+    c_write_imm(&bad, VA_BASE + 8 * PAGE, 0xbad);     /* not mapped */
+    c_init(&mark);
+    c_write_imm(&mark, VA_BASE + 0x10, 0x600d);
+    c_init(&mark2);
+    c_write_imm(&mark2, VA_BASE + 0x14, 0x600d);
+
+    {
+        Job jb = job_of(&t, &bad, root, 1);
+        Job jm = job_of(&t, &mark, root, 2);
+
+        submit(&t, 0, 0, &jb);
+        g_assert_cmpuint(wait_done(&t, 0, 0), ==, TERN_OUTCOME_FAULTED);
+        /* queued after the fault, before the driver saw it */
+        submit(&t, 0, 1, &jm);
+    }
+    g_usleep(50 * 1000);
+    g_assert_cmpuint(slot_state(&t, 0, 1), ==, TERN_SLOT_STATE_PENDING);
+    g_assert_cmpuint(er(&t, 0, TERN_ENG_STATUS) & 0xf, ==,
+                     TERN_ENG_STATE_IDLE);
+    g_assert_cmphex(qtest_readl(t.qts, pa + 0x10), ==, 0);
+    /* the fault registers still describe the first fault */
+    check_fault(&t, 0, TERN_FAULT_NOT_PRESENT, VA_BASE + 8 * PAGE, true, 0);
+
+    /* a preemption request cancels it before the write completes */
+    ew(&t, 0, TERN_ENG_PREEMPT, 1);
+    g_assert_cmpuint(sr(&t, 0, 1, TERN_SLOT_STATE), ==,
+                     TERN_SLOT_STATE_DONE | TERN_OUTCOME_CANCELLED << 4);
+    g_assert_cmpuint(sr(&t, 0, 1, TERN_SLOT_DONE_SEQ), ==,
+                     sr(&t, 0, 0, TERN_SLOT_DONE_SEQ) + 1);
+    g_assert_cmphex(er(&t, 0, TERN_ENG_IRQ_STATUS) & TERN_ENG_IRQ_PREEMPT_DONE,
+                    ==, TERN_ENG_IRQ_PREEMPT_DONE);
+    ack(&t, 0, 0);
+    ack(&t, 0, 1);
+    g_usleep(20 * 1000);
+    g_assert_cmphex(qtest_readl(t.qts, pa + 0x10), ==, 0);
+
+    /* still halted: clearing FAULT starts what was queued */
+    {
+        Job jm = job_of(&t, &mark2, root, 3);
+
+        submit(&t, 0, 0, &jm);
+    }
+    g_usleep(20 * 1000);
+    g_assert_cmpuint(slot_state(&t, 0, 0), ==, TERN_SLOT_STATE_PENDING);
+    ew(&t, 0, TERN_ENG_IRQ_STATUS, ~0u);
+    g_assert_cmpuint(wait_done(&t, 0, 0), ==, TERN_OUTCOME_COMPLETED);
+    g_assert_cmphex(qtest_readl(t.qts, pa + 0x14), ==, 0x600d);
+    ack(&t, 0, 0);
+    ew(&t, 0, TERN_ENG_IRQ_STATUS, ~0u);
+
+    /* not halted any more: a doorbell starts at once */
+    {
+        Job jm = job_of(&t, &mark, root, 4);
+
+        g_assert_cmpuint(run_job(&t, 0, &jm), ==, TERN_OUTCOME_COMPLETED);
+    }
+    g_assert_cmphex(qtest_readl(t.qts, pa + 0x10), ==, 0x600d);
+    c_free(&bad);
+    c_free(&mark);
+    c_free(&mark2);
+    tern_shutdown(&t);
+}
+
 static void test_page_tables_in_local_memory(void)
 {
     /* tables at local 0x1000..0x4000, one data page at local 0x10000 */
@@ -2300,6 +2378,7 @@ int main(int argc, char **argv)
     qtest_add_func("/tern/mmu/tables-in-local-memory",
                    test_page_tables_in_local_memory);
     qtest_add_func("/tern/mmu/tlb-invalidation", test_tlb_invalidation);
+    qtest_add_func("/tern/faults/halt-until-cleared", test_fault_halts_engine);
     qtest_add_func("/tern/preempt/at-packet-boundary",
                    test_preempt_at_packet_boundary);
     qtest_add_func("/tern/preempt/inside-packet-and-resume",

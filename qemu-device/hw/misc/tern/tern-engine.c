@@ -569,6 +569,46 @@ uint32_t tern_engine_read(TernEngine *eng, hwaddr off, hwaddr addr)
     return val;
 }
 
+/*
+ * After a fault the engine starts nothing until the driver has cleared
+ * ENG_IRQ_STATUS.FAULT (docs/hardware.md 10): a doorbell rung meanwhile,
+ * before the driver saw the fault, leaves its slot PENDING.  Engine lock
+ * held.
+ */
+static bool tern_engine_halted(TernEngine *eng)
+{
+    return eng->irq_status & TERN_ENG_IRQ_FAULT;
+}
+
+/* FAULT was cleared: start the slot queued while halted.  Lock held. */
+static void tern_engine_unhalt(TernEngine *eng)
+{
+    if (tern_engine_halted(eng) || eng->running >= 0 || eng->pending < 0) {
+        return;
+    }
+    eng->running = eng->pending;
+    eng->pending = -1;
+    eng->slot[eng->running].state = TERN_SLOT_STATE_RUNNING;
+    eng->run_start_ns = tern_now_ns();
+    qemu_cond_broadcast(&eng->cond);
+}
+
+/*
+ * A preemption request while halted is served at once, before the write
+ * completes: the slot queued while halted is cancelled.  Lock held.
+ */
+static void tern_engine_preempt_halted(TernEngine *eng)
+{
+    uint32_t bits = TERN_ENG_IRQ_PREEMPT_DONE;
+
+    if (eng->pending >= 0) {
+        tern_slot_done(eng, eng->pending, TERN_OUTCOME_CANCELLED, 0);
+        eng->pending = -1;
+        bits |= TERN_ENG_IRQ_SLOT_DONE;
+    }
+    tern_engine_raise(eng, bits);
+}
+
 static const char *tern_doorbell(TernEngine *eng, uint32_t val)
 {
     TernSlot *sl;
@@ -583,13 +623,16 @@ static const char *tern_doorbell(TernEngine *eng, uint32_t val)
     sl->outcome = TERN_OUTCOME_NONE;
     sl->run_ns = 0;
     sl->done_seq = 0;
-    if (eng->running < 0) {
+    if (eng->running < 0 && !tern_engine_halted(eng)) {
         sl->state = TERN_SLOT_STATE_RUNNING;
         eng->running = val;
         eng->run_start_ns = tern_now_ns();
         qemu_cond_broadcast(&eng->cond);
     } else {
-        assert(eng->pending < 0);
+        if (eng->pending >= 0) {
+            /* only possible while halted: the other slot is queued */
+            return "DOORBELL: a slot is already queued (engine halted)";
+        }
         sl->state = TERN_SLOT_STATE_PENDING;
         eng->pending = val;
     }
@@ -692,6 +735,10 @@ static const char *tern_engine_write_locked(TernEngine *eng, hwaddr off,
         if (val != 1) {
             return "PREEMPT: bad value";
         }
+        if (tern_engine_halted(eng) && eng->running < 0) {
+            tern_engine_preempt_halted(eng);
+            return NULL;
+        }
         eng->preempt_req = true;
         qemu_cond_broadcast(&eng->cond);
         return NULL;
@@ -710,6 +757,7 @@ static const char *tern_engine_write_locked(TernEngine *eng, hwaddr off,
         return NULL;
     case TERN_ENG_IRQ_STATUS:
         eng->irq_status &= ~val;
+        tern_engine_unhalt(eng);
         return NULL;
     case TERN_ENG_IRQ_MASK:
         unmasked = eng->irq_status & eng->irq_mask & ~val;
