@@ -5,7 +5,9 @@
 
 #include <linux/capability.h>
 #include <linux/dma-fence.h>
+#include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
@@ -134,9 +136,10 @@ static const struct tern_sched_ctx_ops tern_context_sched_ops = {
 	.preempted = tern_context_job_preempted,
 };
 
-static void tern_context_release(struct kref *ref)
+static void tern_context_release_work(struct work_struct *work)
 {
-	struct tern_context *ctx = container_of(ref, struct tern_context, ref);
+	struct tern_context *ctx = container_of(work, struct tern_context,
+						release_work);
 	struct tern_device *tdev = ctx->tdev;
 
 	mutex_lock(&tdev->contexts_lock);
@@ -144,9 +147,25 @@ static void tern_context_release(struct kref *ref)
 	mutex_unlock(&tdev->contexts_lock);
 
 	tern_sched_ctx_fini(&ctx->sctx);
+	/* may be the last reference of the DRM device */
 	tern_vm_put(ctx->vm);
 	mutex_destroy(&ctx->submit_lock);
 	kfree(ctx);
+	module_put(THIS_MODULE);
+}
+
+/*
+ * The last reference often goes in drm_sched's free_job, on the workqueue
+ * that the DRM device's release drains, and the address space's release
+ * waits for fences: release the context from a work item of its own, which
+ * keeps the module until it ran.
+ */
+static void tern_context_release(struct kref *ref)
+{
+	struct tern_context *ctx = container_of(ref, struct tern_context, ref);
+
+	INIT_WORK(&ctx->release_work, tern_context_release_work);
+	queue_work(system_unbound_wq, &ctx->release_work);
 }
 
 /**
@@ -257,6 +276,7 @@ int tern_context_create_ioctl(struct drm_device *drm, void *data,
 		goto out_exit;
 	}
 	kref_init(&ctx->ref);
+	__module_get(THIS_MODULE);	/* dropped by the release work */
 	ctx->tdev = tdev;
 	ctx->priority = args->priority;
 	ctx->engine_class = args->engine_class;
@@ -272,7 +292,7 @@ int tern_context_create_ioctl(struct drm_device *drm, void *data,
 	atomic_set(&ctx->pending, 0);
 	INIT_LIST_HEAD(&ctx->link);
 
-	sched_list[0] = &sched->drm;
+	sched_list[0] = &sched->drm->base;
 	ret = drm_sched_entity_init(&ctx->entity,
 				    TERN_DRM_SCHED_PRIORITY,
 				    sched_list, 1, NULL);
@@ -313,6 +333,7 @@ out_unlock:
 out_free:
 	mutex_destroy(&ctx->submit_lock);
 	kfree(ctx);
+	module_put(THIS_MODULE);
 out_exit:
 	drm_dev_exit(idx);
 	return ret;
@@ -321,6 +342,11 @@ out_exit:
 /* The handle is gone: cancel what did not start, drop the handle's reference. */
 static void tern_context_close(struct tern_context *ctx)
 {
+	/* a submit that holds a reference pushes before this, or not at all */
+	mutex_lock(&ctx->submit_lock);
+	ctx->closed = true;
+	mutex_unlock(&ctx->submit_lock);
+
 	tern_sched_ctx_cancel(&ctx->sctx, -ECANCELED);
 	/* jobs still waiting for their in-fences reach run_job (and are
 	 * cancelled there) or are killed by drm_sched

@@ -9,6 +9,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 
 #include <drm/gpu_scheduler.h>
 
@@ -35,10 +36,16 @@ struct tern_vm;
  * @sctx: the scheduler's view of the context
  * @entity: drm_sched entity resolving its jobs' dependencies
  * @submit_lock: serialises seqno assignment, arming and pushing of jobs
+ *	against each other and against the context's destruction
+ * @closed: the context's handle is gone: no job is pushed any more
+ *	(protected by @submit_lock)
  * @fence_context: dma_fence context of its hardware fences
  * @next_seqno: seqno of the last submitted job
  * @pending: jobs submitted and not yet freed (limit TERN_MAX_JOBS_PER_CONTEXT)
+ * @sched_jobs: jobs pushed to drm_sched and not yet handed to the
+ *	scheduler: while there are any, new jobs follow them through drm_sched
  * @link: in the device's list of contexts (debugfs)
+ * @release_work: frees the context after the last reference
  * @state_lock: protects the fields below
  * @state: enum drm_tern_context_state
  * @reason: enum drm_tern_context_reason
@@ -67,10 +74,13 @@ struct tern_context {
 	struct drm_sched_entity entity;
 
 	struct mutex submit_lock; /* see above */
+	bool closed;
 	u64 fence_context;
 	u32 next_seqno;
 	atomic_t pending;
+	atomic_t sched_jobs;
 	struct list_head link;
+	struct work_struct release_work;
 
 	spinlock_t state_lock; /* see above */
 	u32 state;

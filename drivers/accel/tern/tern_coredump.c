@@ -123,16 +123,22 @@ void tern_coredump_capture(struct tern_sched *sched, struct tern_sched_job *job,
 		cd->fault_info = fault->info;
 		cd->fault_ctx_tag = fault->ctx_tag;
 	}
+	/* the dump reads latching counters: no other latched read between */
+	spin_lock(&sched->tdev->latch_lock);
 	for (i = 0; i < TERN_DUMP_ENG_REGS; i++)
 		cd->eng_regs[i] = tern_eng_read(eng, i * 4);
 	for (s = 0; s < TERN_SLOTS_PER_ENGINE; s++)
 		for (i = 0; i < TERN_DUMP_SLOT_REGS; i++)
 			cd->slot_regs[s][i] =
 				tern_eng_read(eng, TERN_SLOT_BASE(s) + i * 4);
+	spin_unlock(&sched->tdev->latch_lock);
 	cd->ndw = min_t(u32, job->desc.buf_size / 4, TERN_DUMP_DWORDS);
 	memcpy(cd->cmd, job->cmd, cd->ndw * 4);
 
-	/* on the device's workqueue, which PCI remove flushes */
+	/*
+	 * Formatted on a workqueue of its own, which PCI remove flushes: not
+	 * on the scheduler's, which must not allocate (it signals fences).
+	 */
 	INIT_WORK(&cd->work, tern_coredump_work);
-	queue_work(sched->tdev->wq, &cd->work);
+	queue_work(sched->tdev->dump_wq, &cd->work);
 }

@@ -7,6 +7,7 @@
 
 #include <linux/bits.h>
 #include <linux/io.h>
+#include <linux/llist.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -43,7 +44,9 @@
  * @local_mem_size: bytes of device-local memory (BAR2)
  * @irq_count: MSI-X vectors allocated (engine_count + 1)
  * @err_irq: Linux IRQ number of the error vector
- * @wq: the driver's workqueue: interrupt bottom halves and watchdogs
+ * @wq: the driver's workqueue: interrupt bottom halves and watchdogs (the
+ *	scheduler thread; it signals fences and must not allocate memory)
+ * @dump_wq: formats devcoredumps
  * @sched_wq: ordered workqueue shared by the engines' drm_sched instances
  * @engines: the engines
  * @sched: the scheduler of each engine
@@ -52,6 +55,8 @@
  * @next_ctx_tag: last context tag handed out
  * @latch_lock: serialises reads of latching 64-bit counters (CLOCK,
  *	BUSY_NS, RUN_NS), which share one latch in the device
+ * @free_jobs: finished jobs that did not go through drm_sched, to release
+ * @free_work: releases @free_jobs (tern_job_free_work())
  * @live_jobs: jobs submitted and not yet freed
  * @jobs_idle: woken when @live_jobs drops to zero
  * @reset_lock: serialises engine resets against each other
@@ -76,6 +81,7 @@ struct tern_device {
 	int err_irq;
 
 	struct workqueue_struct *wq;
+	struct workqueue_struct *dump_wq;
 	struct workqueue_struct *sched_wq;
 
 	struct tern_engine engines[TERN_MAX_ENGINES];
@@ -86,6 +92,8 @@ struct tern_device {
 	atomic_t next_ctx_tag;
 
 	spinlock_t latch_lock; /* see tern_read_counter64() */
+	struct llist_head free_jobs;
+	struct work_struct free_work;
 	atomic_t live_jobs;
 	wait_queue_head_t jobs_idle;
 	struct mutex reset_lock; /* serialises engine resets */

@@ -48,7 +48,7 @@
  * Lock order (outer first):
  *
  * - &tern_file.lock (contexts of a file)
- * - &tern_context.submit_lock (seqno, arm and push of a job)
+ * - &tern_context.submit_lock (closed flag, seqno, arm and push of a job)
  * - reservation objects of the VM and the BOs (ww-locked together)
  * - &tern_device.contexts_lock (debugfs list)
  * - &tern_device.sched_params_lock (debugfs writes of the scheduler's
@@ -56,15 +56,20 @@
  *
  * and, with interrupts off:
  *
- * - &tern_sched.lock (the scheduler's queues, policy and slots; lock of the
- *   hardware fences)
- * - &tern_context.state_lock (a context's state and counters)
+ * - &tern_sched.lock (the scheduler's queues, policy and slots)
+ * - &tern_hw_fence.lock (each hardware fence's own) or
+ *   &tern_context.state_lock (a context's state and counters)
  * - &tern_device.latch_lock (latching counter reads)
  *
  * &tern_device.reset_lock is taken around an engine reset, by the watchdog
  * (holding nothing else) or by debugfs raw_nop.  Nothing sleeps under the
  * spinlocks; the scheduler's completion work and watchdog run on the
- * ordered &tern_device.wq and never concurrently.
+ * ordered &tern_device.wq and never concurrently.  They and run_job are
+ * fence-signalling sections (dma_fence_begin_signalling()): nothing there
+ * allocates memory that reclaim could wait for, or waits for a fence.
+ *
+ * PCI remove stops the hardware before it releases anything the hardware
+ * can reach: see tern_remove().
  */
 
 static int tern_get_info_ioctl(struct drm_device *drm, void *data,
@@ -254,6 +259,8 @@ static int tern_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	INIT_LIST_HEAD(&tdev->contexts);
 	spin_lock_init(&tdev->latch_lock);
 	atomic_set(&tdev->live_jobs, 0);
+	init_llist_head(&tdev->free_jobs);
+	INIT_WORK(&tdev->free_work, tern_job_free_work);
 	init_waitqueue_head(&tdev->jobs_idle);
 	ret = drmm_mutex_init(drm, &tdev->contexts_lock);
 	if (ret)
@@ -270,6 +277,17 @@ static int tern_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (!tdev->wq)
 		return -ENOMEM;
 	ret = drmm_add_action_or_reset(drm, tern_destroy_wq, tdev->wq);
+	if (ret)
+		return ret;
+	/*
+	 * Devcoredumps are formatted (vmalloc, GFP_KERNEL) apart from @wq,
+	 * which signals fences: memory reclaim may wait for those.
+	 */
+	tdev->dump_wq = alloc_workqueue("tern-dump-%s", WQ_UNBOUND, 1,
+					pci_name(pdev));
+	if (!tdev->dump_wq)
+		return -ENOMEM;
+	ret = drmm_add_action_or_reset(drm, tern_destroy_wq, tdev->dump_wq);
 	if (ret)
 		return ret;
 	tdev->sched_wq = alloc_ordered_workqueue("tern-sched-%s", WQ_MEM_RECLAIM,
@@ -323,9 +341,12 @@ static int tern_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	return 0;
 
 err_stop:
+	tern_engines_disable_err_irq(tdev);
 	for (i = 0; i < tdev->engine_count; i++)
-		tern_sched_stop(&tdev->sched[i]);
+		tern_sched_quiesce(&tdev->sched[i]);
 	tern_device_fini(tdev);
+	for (i = 0; i < tdev->engine_count; i++)
+		tern_sched_cancel_jobs(&tdev->sched[i], -ENODEV);
 	return ret;
 }
 
@@ -338,10 +359,20 @@ static void tern_remove(struct pci_dev *pdev)
 
 	/* no new ioctl gets in, the ones inside have left */
 	drm_dev_unplug(&tdev->drm);
-	/* every job still queued or on an engine signals -ENODEV */
+	/*
+	 * Stop the hardware before anything it can reach is released:
+	 * interrupts masked and their handlers done, the scheduler's work
+	 * items done, then a device reset (the engines abandon their runs and
+	 * make no more memory accesses).  Only then do the jobs signal
+	 * -ENODEV and get freed, with their DMA buffers and the pages and
+	 * page tables their address spaces pinned.
+	 */
+	tern_engines_disable_err_irq(tdev);
 	for (i = 0; i < tdev->engine_count; i++)
-		tern_sched_stop(&tdev->sched[i]);
+		tern_sched_quiesce(&tdev->sched[i]);
 	tern_device_fini(tdev);
+	for (i = 0; i < tdev->engine_count; i++)
+		tern_sched_cancel_jobs(&tdev->sched[i], -ENODEV);
 	/*
 	 * Let every job be freed now, while the module is pinned by the
 	 * device: a job's free runs driver code and may drop the last
@@ -356,7 +387,7 @@ static void tern_remove(struct pci_dev *pdev)
 		drm_warn(&tdev->drm, "%d jobs still wait for foreign fences\n",
 			 atomic_read(&tdev->live_jobs));
 	/* devcoredump snapshots still being formatted */
-	flush_workqueue(tdev->wq);
+	flush_workqueue(tdev->dump_wq);
 }
 
 static const struct pci_device_id tern_pci_ids[] = {

@@ -38,7 +38,8 @@ static irqreturn_t tern_engine_irq(int irq, void *arg)
 	if (!status || status == ~0u)
 		return IRQ_NONE;
 
-	tern_eng_write(eng, TERN_ENG_IRQ_STATUS, status);
+	/* FAULT halts the engine: the scheduler clears it (tern_engine_clear_fault()) */
+	tern_eng_write(eng, TERN_ENG_IRQ_STATUS, status & ~TERN_ENG_IRQ_FAULT);
 	atomic64_inc(&eng->irq_count);
 	if (eng->irq_fn)
 		eng->irq_fn(eng, status, eng->irq_data);
@@ -70,11 +71,11 @@ static irqreturn_t tern_engine_err_irq(int irq, void *arg)
 			continue;
 		/*
 		 * A fault sets FAULT | SLOT_DONE in the engine's status
-		 * without a message on its vector: clear them here, or the
-		 * next completion would not be an edge and would send none.
+		 * without a message on its vector, and halts the engine until
+		 * FAULT is cleared: the scheduler clears them once it has
+		 * retired the fault (tern_engine_clear_fault()).
 		 */
 		eng_status = tern_eng_read(eng, TERN_ENG_IRQ_STATUS);
-		tern_eng_write(eng, TERN_ENG_IRQ_STATUS, eng_status);
 		atomic64_inc(&eng->irq_count);
 		if (eng->irq_fn)
 			eng->irq_fn(eng, eng_status | TERN_ENG_IRQ_FAULT,
@@ -108,6 +109,17 @@ int tern_engines_request_err_irq(struct tern_device *tdev)
 void tern_engines_enable_err_irq(struct tern_device *tdev)
 {
 	tern_write(tdev, TERN_REG_ERR_IRQ_MASK, 0);
+}
+
+/**
+ * tern_engines_disable_err_irq() - mask the error interrupts and wait for
+ *	a handler still running
+ * @tdev: the device
+ */
+void tern_engines_disable_err_irq(struct tern_device *tdev)
+{
+	tern_write(tdev, TERN_REG_ERR_IRQ_MASK, ~0u);
+	synchronize_irq(tdev->err_irq);
 }
 
 /**
@@ -281,9 +293,39 @@ u32 tern_engine_ack_irqs(struct tern_engine *eng)
 {
 	u32 status = tern_eng_read(eng, TERN_ENG_IRQ_STATUS);
 
-	if (status && status != ~0u)
-		tern_eng_write(eng, TERN_ENG_IRQ_STATUS, status);
-	return status == ~0u ? 0 : status;
+	if (status == ~0u)
+		return 0;
+	/* not FAULT: it halts the engine until the fault is retired */
+	if (status & ~TERN_ENG_IRQ_FAULT)
+		tern_eng_write(eng, TERN_ENG_IRQ_STATUS,
+			       status & ~TERN_ENG_IRQ_FAULT);
+	return status;
+}
+
+/**
+ * tern_engine_cancel_halted() - cancel the slot queued on a halted engine
+ * @eng: the engine, halted by a fault (ENG_IRQ_STATUS.FAULT set)
+ *
+ * A slot rung after the fault, before the driver saw it, is PENDING and
+ * must not run: the preemption request a halted engine serves before the
+ * write completes makes it DONE/CANCELLED (docs/hardware.md 10).
+ */
+void tern_engine_cancel_halted(struct tern_engine *eng)
+{
+	tern_eng_write(eng, TERN_ENG_PREEMPT, 1);
+}
+
+/**
+ * tern_engine_clear_fault() - end the halt that a fault started
+ * @eng: the engine, its faulted slot retired
+ *
+ * Clears the status bits the fault (and a preemption it served) left, so
+ * that the engine starts work again and the next events interrupt.
+ */
+void tern_engine_clear_fault(struct tern_engine *eng)
+{
+	tern_eng_write(eng, TERN_ENG_IRQ_STATUS, TERN_ENG_IRQ_FAULT |
+		       TERN_ENG_IRQ_SLOT_DONE | TERN_ENG_IRQ_PREEMPT_DONE);
 }
 
 /**

@@ -115,6 +115,7 @@ int tern_engine_init(struct tern_device *tdev, struct tern_engine *eng,
 		     unsigned int id);
 int tern_engines_request_err_irq(struct tern_device *tdev);
 void tern_engines_enable_err_irq(struct tern_device *tdev);
+void tern_engines_disable_err_irq(struct tern_device *tdev);
 void tern_engine_set_irq_handler(struct tern_engine *eng,
 				 tern_engine_irq_fn fn, void *data);
 void tern_engine_enable_irqs(struct tern_engine *eng);
@@ -128,6 +129,8 @@ void tern_engine_slot_ack(struct tern_engine *eng, unsigned int slot);
 void tern_engine_read_fault(struct tern_engine *eng,
 			    struct tern_fault_info *fault);
 u32 tern_engine_ack_irqs(struct tern_engine *eng);
+void tern_engine_cancel_halted(struct tern_engine *eng);
+void tern_engine_clear_fault(struct tern_engine *eng);
 u32 tern_engine_progress(struct tern_engine *eng);
 int tern_engine_reset(struct tern_engine *eng);
 u64 tern_engine_busy_ns(struct tern_engine *eng);

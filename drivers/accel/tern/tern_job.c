@@ -4,6 +4,7 @@
  */
 
 #include <linux/dma-fence-chain.h>
+#include <linux/dma-fence-unwrap.h>
 #include <linux/dma-mapping.h>
 #include <linux/dma-resv.h>
 #include <linux/slab.h>
@@ -49,18 +50,38 @@
  */
 
 /*
- * The DMA buffer holds the command buffer and, after it, the job's resume
- * record: the device writes the record when it preempts the job and reads
- * it when the job resumes.  It lives as long as the job.
+ * The DMA buffer holds the command buffer; the job's resume record, which
+ * the device writes when it preempts the job and reads when the job
+ * resumes, is a small mapping of its own.  Both live as long as the job.
+ * A coherent allocation takes whole pages in a power of two: the job is
+ * charged what was allocated, not only what was asked for.
  */
-static u32 tern_job_resume_offset(const struct tern_job *job)
+static size_t tern_job_charge(const struct tern_job *job)
 {
-	return ALIGN(job->cmd_size, TERN_RESUME_RECORD_SIZE);
+	return (PAGE_SIZE << get_order(job->cmd_size)) + TERN_RESUME_RECORD_SIZE;
 }
 
-static size_t tern_job_dma_size(const struct tern_job *job)
+/*
+ * The resume record: 64 bytes the device writes when it preempts the job
+ * and reads when it resumes it, mapped for the device for the job's life.
+ * kmalloc() aligns it to its size; the CPU never reads it.
+ */
+static int tern_job_map_resume(struct tern_device *tdev, struct tern_job *job)
 {
-	return tern_job_resume_offset(job) + TERN_RESUME_RECORD_SIZE;
+	void *rec = kzalloc(TERN_RESUME_RECORD_SIZE, GFP_KERNEL);
+	dma_addr_t dma;
+
+	if (!rec)
+		return -ENOMEM;
+	dma = dma_map_single(tdev->drm.dev, rec, TERN_RESUME_RECORD_SIZE,
+			     DMA_BIDIRECTIONAL);
+	if (dma_mapping_error(tdev->drm.dev, dma)) {
+		kfree(rec);
+		return -ENOMEM;
+	}
+	job->resume = rec;
+	job->resume_dma = dma;
+	return 0;
 }
 
 static struct tern_job *to_tern_job(struct drm_sched_job *sched_job)
@@ -68,51 +89,133 @@ static struct tern_job *to_tern_job(struct drm_sched_job *sched_job)
 	return container_of(sched_job, struct tern_job, base);
 }
 
+static void tern_job_put_deps(struct tern_job *job)
+{
+	while (job->dep_count)
+		dma_fence_put(job->deps[--job->dep_count]);
+	kvfree(job->deps);
+	job->deps = NULL;
+}
+
 static void tern_job_release(struct tern_job *job)
 {
 	struct tern_device *tdev = job->ctx->tdev;
 	u32 i;
 
+	if (job->scheduled)
+		drm_sched_job_cleanup(&job->base);
+	tern_job_put_deps(job);
 	for (i = 0; i < job->bo_count; i++)
 		drm_gem_object_put(job->bos[i]);	/* NULL-safe */
 	kvfree(job->bos);
 	if (job->cmd)
-		dma_free_coherent(tdev->drm.dev, tern_job_dma_size(job), job->cmd,
+		dma_free_coherent(tdev->drm.dev, job->cmd_size, job->cmd,
 				  job->cmd_dma);
+	if (job->resume) {
+		dma_unmap_single(tdev->drm.dev, job->resume_dma,
+				 TERN_RESUME_RECORD_SIZE, DMA_BIDIRECTIONAL);
+		kfree(job->resume);
+	}
 	if (job->usage) {
-		atomic64_sub(job->cmd_size, &job->usage->cmd_bytes);
+		atomic64_sub(tern_job_charge(job), &job->usage->cmd_bytes);
 		tern_file_usage_put(job->usage);
 	}
 	if (job->hw.fence) {
 		if (job->hw.fence->ops)
 			dma_fence_put(job->hw.fence);
 		else
-			kfree(job->hw.fence);
+			kfree(container_of(job->hw.fence, struct tern_hw_fence,
+					   base));
 	}
 	atomic_dec(&job->ctx->pending);
-	tern_context_put(job->ctx);
-	kfree(job);
+	/*
+	 * While the job holds its context, the device is there (the context
+	 * holds the address space, which holds the DRM device): tell a
+	 * waiting PCI remove now, the context reference may be the last.
+	 */
 	if (atomic_dec_and_test(&tdev->live_jobs))
 		wake_up_all(&tdev->jobs_idle);
+	tern_context_put(job->ctx);
+	kfree(job);
+}
+
+/*
+ * The first error among the job's in-fences, all signalled.  A timeline
+ * point stands for the fence added at that point only; a fence array for
+ * each of its fences.
+ */
+static int tern_job_dep_error(struct tern_job *job)
+{
+	struct dma_fence_unwrap iter;
+	struct dma_fence *f;
+	u32 i;
+
+	for (i = 0; i < job->dep_count; i++) {
+		dma_fence_unwrap_for_each(f, &iter,
+					  dma_fence_chain_contained(job->deps[i])) {
+			int status = dma_fence_get_status(f);
+
+			if (status < 0) {
+				dma_fence_put(iter.chain);
+				return status;
+			}
+		}
+	}
+	return 0;
 }
 
 static struct dma_fence *tern_job_run(struct drm_sched_job *sched_job)
 {
 	struct tern_job *job = to_tern_job(sched_job);
+	bool fence_cookie = dma_fence_begin_signalling();
 
-	/* a failed dependency: do not run, report the error in order */
-	job->hw.error = sched_job->s_fence->finished.error;
+	/*
+	 * A failed dependency (an in-fence that signalled with an error, or
+	 * the entity killed): do not run, signal that error, in order.
+	 */
+	job->hw.error = sched_job->s_fence->finished.error ?:
+			tern_job_dep_error(job);
+	tern_job_put_deps(job);
 	dma_fence_get(job->hw.fence);
 	tern_sched_push(job->ctx->sched, &job->hw);
+	/* after the push: a job submitted next may now bypass drm_sched */
+	atomic_dec_return_release(&job->ctx->sched_jobs);
+	dma_fence_end_signalling(fence_cookie);
 	return job->hw.fence;
 }
 
 static void tern_job_free(struct drm_sched_job *sched_job)
 {
-	struct tern_job *job = to_tern_job(sched_job);
+	tern_job_release(to_tern_job(sched_job));
+}
 
-	drm_sched_job_cleanup(sched_job);
-	tern_job_release(job);
+/**
+ * tern_job_free_work() - release the finished jobs that did not go through
+ *	drm_sched
+ * @work: &tern_device.free_work
+ *
+ * One work item for every job finished since it last ran: the hardware
+ * fence's callback only queues the job (it runs where the fence signals,
+ * with the scheduler's lock held).
+ */
+void tern_job_free_work(struct work_struct *work)
+{
+	struct tern_device *tdev = container_of(work, struct tern_device,
+						free_work);
+	struct llist_node *done = llist_del_all(&tdev->free_jobs);
+	struct tern_job *job, *next;
+
+	llist_for_each_entry_safe(job, next, done, free_node)
+		tern_job_release(job);
+}
+
+static void tern_job_done(struct dma_fence *fence, struct dma_fence_cb *cb)
+{
+	struct tern_job *job = container_of(cb, struct tern_job, done_cb);
+	struct tern_device *tdev = job->ctx->tdev;
+
+	if (llist_add(&job->free_node, &tdev->free_jobs))
+		queue_work(system_unbound_wq, &tdev->free_work);
 }
 
 static enum drm_gpu_sched_stat tern_job_timedout(struct drm_sched_job *sched_job)
@@ -286,28 +389,68 @@ static struct drm_tern_sync *tern_copy_syncs(u64 uptr, u32 count)
 	return syncs;
 }
 
-static int tern_job_add_in_syncs(struct tern_job *job, struct drm_file *file,
-				 const struct drm_tern_submit *args)
+/*
+ * Look up the in-syncobjs' fences (references in @job->deps).  Return 0
+ * and whether all of them signalled already, or a negative errno.
+ */
+static int tern_job_get_in_syncs(struct tern_job *job, struct drm_file *file,
+				 const struct drm_tern_submit *args,
+				 bool *signalled)
 {
 	struct drm_tern_sync *syncs;
 	int ret = 0;
 	u32 i;
 
+	*signalled = true;
 	if (!args->in_sync_count)
 		return 0;
 	syncs = tern_copy_syncs(args->in_syncs, args->in_sync_count);
 	if (IS_ERR(syncs))
 		return PTR_ERR(syncs);
-	for (i = 0; i < args->in_sync_count && !ret; i++) {
-		ret = drm_sched_job_add_syncobj_dependency(&job->base, file,
-							   syncs[i].handle,
-							   syncs[i].point);
+	job->deps = kvmalloc_array(args->in_sync_count, sizeof(*job->deps),
+				   GFP_KERNEL);
+	if (!job->deps) {
+		kvfree(syncs);
+		return -ENOMEM;
+	}
+	for (i = 0; i < args->in_sync_count; i++) {
+		struct dma_fence *fence;
+
+		ret = drm_syncobj_find_fence(file, syncs[i].handle,
+					     syncs[i].point, 0, &fence);
 		/* a timeline point past the last one has no fence (yet) */
 		if (ret == -EINVAL)
 			ret = -ENOENT;
+		if (ret)
+			break;
+		job->deps[job->dep_count++] = fence;
+		*signalled &= dma_fence_is_signaled(fence);
 	}
 	kvfree(syncs);
 	return ret;
+}
+
+/* The job waits for its dependencies in drm_sched: set it up there. */
+static int tern_job_sched_init(struct tern_job *job, struct tern_file *tfile)
+{
+	int ret;
+	u32 i;
+
+	ret = drm_sched_job_init(&job->base, &job->ctx->entity, 1, tfile,
+				 tfile->client_id);
+	if (ret)
+		return ret;
+	for (i = 0; i < job->dep_count; i++) {
+		/* takes over a reference of its own */
+		ret = drm_sched_job_add_dependency(&job->base,
+						   dma_fence_get(job->deps[i]));
+		if (ret) {
+			drm_sched_job_cleanup(&job->base);
+			return ret;
+		}
+	}
+	job->scheduled = true;
+	return 0;
 }
 
 static struct tern_out_sync *tern_job_get_out_syncs(struct drm_file *file,
@@ -368,6 +511,121 @@ static int tern_submit_check_args(struct tern_device *tdev,
 	return 0;
 }
 
+/*
+ * Everything a job needs that can fail, before the point of no return: the
+ * validated copy of the command buffer, the BOs, the in-fences.  On error
+ * the job is released (the caller only drops the context reference it
+ * gave, which the job then holds, on success or failure).
+ */
+static struct tern_job *tern_job_create(struct tern_device *tdev,
+					struct tern_file *tfile,
+					struct drm_file *file,
+					struct tern_context *ctx,
+					struct drm_tern_submit *args,
+					bool *deps_signalled)
+{
+	struct tern_validate_error verr = {};
+	struct tern_hw_fence *hw_fence;
+	struct tern_job *job;
+	int ret;
+
+	if (atomic_inc_return(&ctx->pending) > TERN_MAX_JOBS_PER_CONTEXT) {
+		atomic_dec(&ctx->pending);
+		tern_context_put(ctx);
+		return ERR_PTR(-EAGAIN);
+	}
+	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	if (!job) {
+		atomic_dec(&ctx->pending);
+		tern_context_put(ctx);
+		return ERR_PTR(-ENOMEM);
+	}
+	job->ctx = ctx;	/* the job owns the reference and the pending count now */
+	atomic_inc(&tdev->live_jobs);
+
+	job->cmd_size = args->cmdbuf_size;
+	if (atomic64_add_return(tern_job_charge(job), &tfile->usage->cmd_bytes) >
+	    TERN_MAX_QUEUED_BYTES_PER_FILE) {
+		atomic64_sub(tern_job_charge(job), &tfile->usage->cmd_bytes);
+		ret = -EAGAIN;
+		goto err;
+	}
+	kref_get(&tfile->usage->ref);
+	job->usage = tfile->usage;	/* charged: uncharged when released */
+	job->cmd = dma_alloc_coherent(tdev->drm.dev, job->cmd_size, &job->cmd_dma,
+				      GFP_KERNEL | __GFP_NOWARN);
+	if (!job->cmd) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	ret = tern_job_map_resume(tdev, job);
+	if (ret)
+		goto err;
+	if (copy_from_user(job->cmd, u64_to_user_ptr(args->cmdbuf),
+			   job->cmd_size)) {
+		ret = -EFAULT;
+		goto err;
+	}
+	ret = tern_validate_cmdbuf_class(job->cmd, job->cmd_size / 4,
+					 ctx->sched->eng->class, &verr);
+	if (ret) {
+		args->error_offset = verr.offset;
+		args->error_opcode = verr.opcode;
+		drm_dbg(&tdev->drm, "command buffer refused at dword %u (opcode 0x%02x): %s\n",
+			verr.offset, verr.opcode, verr.reason ?: "invalid");
+		goto err;
+	}
+
+	if (args->bo_count) {
+		ret = drm_gem_objects_lookup(file, u64_to_user_ptr(args->bo_handles),
+					     args->bo_count, &job->bos);
+		/*
+		 * Even when a handle is bad, the objects found before it are
+		 * referenced in the (zeroed) array: release puts those.
+		 */
+		if (job->bos)
+			job->bo_count = args->bo_count;
+		if (ret)
+			goto err;
+	}
+
+	hw_fence = kzalloc(sizeof(*hw_fence), GFP_KERNEL);
+	if (!hw_fence) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	job->hw.fence = &hw_fence->base;
+
+	ret = tern_job_get_in_syncs(job, file, args, deps_signalled);
+	if (ret)
+		goto err;
+	return job;
+
+err:
+	tern_job_release(job);
+	return ERR_PTR(ret);
+}
+
+/* Under the submit lock: seqno, hardware fence, what goes into the slot. */
+static void tern_job_arm(struct tern_job *job)
+{
+	struct tern_context *ctx = job->ctx;
+
+	lockdep_assert_held(&ctx->submit_lock);
+	job->hw.seqno = ++ctx->next_seqno;
+	tern_sched_fence_init(ctx->sched,
+			      container_of(job->hw.fence, struct tern_hw_fence, base),
+			      ctx->fence_context, job->hw.seqno);
+	job->hw.ctx = &ctx->sctx;
+	job->hw.cmd = job->cmd;
+	job->hw.desc.buf = job->cmd_dma;
+	job->hw.desc.buf_size = job->cmd_size;
+	job->hw.desc.resume = job->resume_dma;
+	job->hw.desc.root = tern_vm_root(ctx->vm);
+	job->hw.desc.ctx_tag = ctx->sctx.tag;
+	INIT_LIST_HEAD(&job->hw.pjob.link);
+}
+
 /**
  * tern_submit_ioctl() - DRM_IOCTL_TERN_SUBMIT
  * @drm: the DRM device
@@ -384,13 +642,12 @@ int tern_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	struct tern_file *tfile = to_tern_file(file);
 	struct drm_tern_submit *args = data;
 	struct tern_out_sync *out = NULL;
-	struct tern_validate_error verr = {};
 	struct tern_resv_set resvs = {};
 	struct ww_acquire_ctx ticket;
-	struct dma_fence *finished;
+	struct dma_fence *done;
 	struct tern_context *ctx;
+	bool deps_signalled;
 	struct tern_job *job;
-	bool sched_init = false;
 	unsigned long flags;
 	unsigned int i;
 	int ret, idx;
@@ -411,128 +668,76 @@ int tern_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 		goto out_exit;
 	}
 	if (!tern_context_usable(ctx)) {
+		tern_context_put(ctx);
 		ret = -EIO;
-		goto out_put_ctx;
+		goto out_exit;
 	}
-	if (atomic_inc_return(&ctx->pending) > TERN_MAX_JOBS_PER_CONTEXT) {
-		atomic_dec(&ctx->pending);
-		ret = -EAGAIN;
-		goto out_put_ctx;
+	/* from here the job holds the context reference */
+	job = tern_job_create(tdev, tfile, file, ctx, args, &deps_signalled);
+	if (IS_ERR(job)) {
+		ret = PTR_ERR(job);
+		goto out_exit;
 	}
-
-	job = kzalloc(sizeof(*job), GFP_KERNEL);
-	if (!job) {
-		atomic_dec(&ctx->pending);
-		ret = -ENOMEM;
-		goto out_put_ctx;
-	}
-	job->ctx = ctx;	/* the job owns the reference and the pending count now */
-	atomic_inc(&tdev->live_jobs);
-
-	job->cmd_size = args->cmdbuf_size;
-	if (atomic64_add_return(job->cmd_size, &tfile->usage->cmd_bytes) >
-	    TERN_MAX_QUEUED_BYTES_PER_FILE) {
-		atomic64_sub(job->cmd_size, &tfile->usage->cmd_bytes);
-		ret = -EAGAIN;
-		goto out_release;
-	}
-	kref_get(&tfile->usage->ref);
-	job->usage = tfile->usage;	/* charged: uncharged when released */
-	job->cmd = dma_alloc_coherent(drm->dev, tern_job_dma_size(job), &job->cmd_dma,
-				      GFP_KERNEL | __GFP_NOWARN);
-	if (!job->cmd) {
-		ret = -ENOMEM;
-		goto out_release;
-	}
-	if (copy_from_user(job->cmd, u64_to_user_ptr(args->cmdbuf),
-			   job->cmd_size)) {
-		ret = -EFAULT;
-		goto out_release;
-	}
-	ret = tern_validate_cmdbuf_class(job->cmd, job->cmd_size / 4,
-					 ctx->sched->eng->class, &verr);
-	if (ret) {
-		args->error_offset = verr.offset;
-		args->error_opcode = verr.opcode;
-		drm_dbg(drm, "command buffer refused at dword %u (opcode 0x%02x): %s\n",
-			verr.offset, verr.opcode, verr.reason ?: "invalid");
-		goto out_release;
-	}
-
-	if (args->bo_count) {
-		ret = drm_gem_objects_lookup(file, u64_to_user_ptr(args->bo_handles),
-					     args->bo_count, &job->bos);
-		/*
-		 * Even when a handle is bad, the objects found before it are
-		 * referenced in the (zeroed) array: release puts those.
-		 */
-		if (job->bos)
-			job->bo_count = args->bo_count;
-		if (ret)
-			goto out_release;
-	}
-
-	job->hw.fence = kzalloc(sizeof(*job->hw.fence), GFP_KERNEL);
-	if (!job->hw.fence) {
-		ret = -ENOMEM;
-		goto out_release;
-	}
-
-	ret = drm_sched_job_init(&job->base, &ctx->entity, 1, tfile,
-				 tfile->client_id);
-	if (ret)
-		goto out_release;
-	sched_init = true;
-
-	ret = tern_job_add_in_syncs(job, file, args);
-	if (ret)
-		goto out_cleanup;
 
 	out = tern_job_get_out_syncs(file, args);
 	if (IS_ERR(out)) {
 		ret = PTR_ERR(out);
 		out = NULL;
-		goto out_cleanup;
+		goto out_release;
 	}
-
 	ret = tern_resv_set_build(&resvs, job);
 	if (ret)
-		goto out_cleanup;
+		goto out_release;
+
+	/*
+	 * The context's destruction takes the submit lock to mark it closed
+	 * before it kills the entity: a job is pushed before that, or not
+	 * at all.
+	 */
+	ret = mutex_lock_interruptible(&ctx->submit_lock);
+	if (ret)
+		goto out_release;
+	if (ctx->closed) {
+		ret = -ENOENT;
+		goto out_unlock;
+	}
+	/*
+	 * A job whose in-fences all signalled goes to the engine's scheduler
+	 * from here, unless an earlier job of the context still waits in
+	 * drm_sched: it must not overtake that one.
+	 */
+	if (!deps_signalled || atomic_read_acquire(&ctx->sched_jobs)) {
+		ret = tern_job_sched_init(job, tfile);
+		if (ret)
+			goto out_unlock;
+	}
 	ret = tern_job_lock_resvs(resvs.resv, resvs.count, &ticket);
 	if (ret)
-		goto out_cleanup;
+		goto out_unlock;
 	for (i = 0; i < resvs.count; i++) {
 		ret = dma_resv_reserve_fences(resvs.resv[i], 1);
 		if (ret) {
 			tern_job_unlock_resvs(resvs.resv, resvs.count, &ticket);
-			goto out_cleanup;
+			goto out_unlock;
 		}
 	}
 
 	/* point of no return: nothing below fails */
-	mutex_lock(&ctx->submit_lock);
-	job->hw.seqno = ++ctx->next_seqno;
-	tern_sched_fence_init(ctx->sched, job->hw.fence, ctx->fence_context,
-			      job->hw.seqno);
-	job->hw.ctx = &ctx->sctx;
-	job->hw.cmd = job->cmd;
-	job->hw.desc.buf = job->cmd_dma;
-	job->hw.desc.buf_size = job->cmd_size;
-	job->hw.desc.resume = job->cmd_dma + tern_job_resume_offset(job);
-	job->hw.desc.root = tern_vm_root(ctx->vm);
-	job->hw.desc.ctx_tag = ctx->sctx.tag;
-	INIT_LIST_HEAD(&job->hw.pjob.link);
-
-	drm_sched_job_arm(&job->base);
-	finished = dma_fence_get(&job->base.s_fence->finished);
-	/*
-	 * A job that depends on this one must wait for it to finish, not
-	 * only to reach the engine: the scheduler reorders work of
-	 * different contexts on an engine by priority and share.
-	 */
-	set_bit(DRM_SCHED_FENCE_DONT_PIPELINE, &finished->flags);
+	tern_job_arm(job);
+	if (job->scheduled) {
+		drm_sched_job_arm(&job->base);
+		done = dma_fence_get(&job->base.s_fence->finished);
+		/*
+		 * A job that depends on this one must wait for it to finish,
+		 * not only to reach the engine: the scheduler reorders work
+		 * of different contexts on an engine by priority and share.
+		 */
+		set_bit(DRM_SCHED_FENCE_DONT_PIPELINE, &done->flags);
+	} else {
+		done = dma_fence_get(job->hw.fence);
+	}
 	for (i = 0; i < resvs.count; i++)
-		dma_resv_add_fence(resvs.resv[i], finished, resvs.usage[i]);
+		dma_resv_add_fence(resvs.resv[i], done, resvs.usage[i]);
 	tern_job_unlock_resvs(resvs.resv, resvs.count, &ticket);
 
 	spin_lock_irqsave(&ctx->state_lock, flags);
@@ -542,36 +747,40 @@ int tern_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	trace_tern_job_submit(ctx->sctx.tag, job->hw.seqno, ctx->sched->eng->id,
 			      job->cmd_size, job->bo_count);
 	args->seqno = job->hw.seqno;
-	drm_sched_entity_push_job(&job->base);
+	/* the job may be finished and freed once pushed */
+	if (job->scheduled) {
+		atomic_inc(&ctx->sched_jobs);
+		drm_sched_entity_push_job(&job->base);
+	} else {
+		job->hw.error = tern_job_dep_error(job);
+		tern_job_put_deps(job);
+		dma_fence_add_callback(job->hw.fence, &job->done_cb,
+				       tern_job_done);
+		tern_sched_push(ctx->sched, &job->hw);
+	}
 	mutex_unlock(&ctx->submit_lock);
 
 	for (i = 0; i < args->out_sync_count; i++) {
 		if (out[i].chain) {
 			drm_syncobj_add_point(out[i].syncobj, out[i].chain,
-					      finished, out[i].point);
+					      done, out[i].point);
 			out[i].chain = NULL;
 		} else {
-			drm_syncobj_replace_fence(out[i].syncobj, finished);
+			drm_syncobj_replace_fence(out[i].syncobj, done);
 		}
 	}
 	tern_out_syncs_free(out, args->out_sync_count);
-	dma_fence_put(finished);
+	dma_fence_put(done);
 	tern_resv_set_free(&resvs);
 	drm_dev_exit(idx);
 	return 0;
 
-out_cleanup:
+out_unlock:
+	mutex_unlock(&ctx->submit_lock);
+out_release:
 	tern_resv_set_free(&resvs);
 	tern_out_syncs_free(out, args->out_sync_count);
-out_release:
-	if (sched_init)
-		drm_sched_job_cleanup(&job->base);
 	tern_job_release(job);
-	drm_dev_exit(idx);
-	return ret;
-
-out_put_ctx:
-	tern_context_put(ctx);
 out_exit:
 	drm_dev_exit(idx);
 	return ret;

@@ -5,6 +5,10 @@
 #ifndef __TERN_JOB_H__
 #define __TERN_JOB_H__
 
+#include <linux/dma-fence.h>
+#include <linux/llist.h>
+#include <linux/workqueue.h>
+
 #include <drm/gpu_scheduler.h>
 
 #include "tern_sched.h"
@@ -24,9 +28,20 @@ struct tern_file_usage;
  *	copy of the user's command buffer
  * @cmd_dma: its bus address
  * @cmd_size: its size in bytes
+ * @resume: CPU address of the job's resume record
+ * @resume_dma: its bus address
  * @bos: the buffer objects the job uses (references)
  * @bo_count: entries of @bos
- * @usage: the submitting file's usage, charged with @cmd_size (a reference)
+ * @usage: the submitting file's usage, charged with the memory of @cmd and
+ *	@resume (a reference)
+ * @deps: the in-fences (references), checked for errors when the job is
+ *	ready, then released
+ * @dep_count: entries of @deps
+ * @scheduled: @base is initialised: the job waits for its in-fences in
+ *	drm_sched, which hands it to the scheduler and frees it; otherwise it
+ *	went to the scheduler from the submit ioctl, and @done_cb frees it
+ * @done_cb: on the hardware fence of a job that did not go through drm_sched
+ * @free_node: in &tern_device.free_jobs once finished
  */
 struct tern_job {
 	struct drm_sched_job base;
@@ -35,13 +50,21 @@ struct tern_job {
 	u32 *cmd;
 	dma_addr_t cmd_dma;
 	u32 cmd_size;
+	void *resume;
+	dma_addr_t resume_dma;
 	struct drm_gem_object **bos;
 	u32 bo_count;
 	struct tern_file_usage *usage;
+	struct dma_fence **deps;
+	u32 dep_count;
+	bool scheduled;
+	struct dma_fence_cb done_cb;
+	struct llist_node free_node;
 };
 
 extern const struct drm_sched_backend_ops tern_job_sched_ops;
 
 int tern_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file);
+void tern_job_free_work(struct work_struct *work);
 
 #endif /* __TERN_JOB_H__ */

@@ -50,11 +50,12 @@
  *   caller's tick), and then runs for a quantum or to the end of its job.
  * - A job already picked for the second slot is never taken back to
  *   reorder: only a preemption cancels it, and after tern_policy_requeue()
- *   it is picked first again unless work of a class above both preempted
- *   jobs is ready (a job of the preempted context itself just stays behind
- *   it in the context's queue).  A job picked for a starved class counts,
- *   at quantum expiry, like a job of the running class, so it reaches the
- *   device within a quantum.
+ *   it is picked first again unless work of a class above its own is
+ *   ready, which goes first while the promise stands (a job of the
+ *   preempted context itself just stays behind it in the context's
+ *   queue).  A job picked for a starved class counts, at quantum expiry,
+ *   like a job of the running class, so it reaches the device within a
+ *   quantum.
  *
  * In %TERN_POLICY_FIFO mode jobs are picked in arrival order regardless of
  * class and weight, and nothing is preempted: the baseline of benchmarks.
@@ -337,16 +338,15 @@ struct tern_policy_job *tern_policy_pick_next(struct tern_policy *p)
 	/*
 	 * The job a preemption cancelled in the second slot had been chosen:
 	 * it goes first again (after its context's earlier jobs), unless work
-	 * of a class above both preempted jobs is ready.
+	 * of a class above its own is ready (strict classes, rule 1).  That
+	 * work goes first; the promise stands, for the first pick after it:
+	 * nothing of its class or below takes its turn.
 	 */
-	if (p->promised) {
-		if (top <= p->promised_bar) {
-			job = tern_policy_dequeue(p, p->promised->entity);
-			if (job == p->promised)
-				p->promised = NULL;
-			return job;
-		}
-		p->promised = NULL;
+	if (p->promised && top <= p->promised_bar) {
+		job = tern_policy_dequeue(p, p->promised->entity);
+		if (job == p->promised)
+			p->promised = NULL;
+		return job;
 	}
 
 	c = tern_policy_starved_class(p, top, 0);
@@ -531,9 +531,6 @@ void tern_policy_requeue(struct tern_policy *p,
 	if (next && (!running || running->entity != next->entity)) {
 		p->promised = next;
 		p->promised_bar = next->entity->prio;
-		if (running)
-			p->promised_bar = max(p->promised_bar,
-					      running->entity->prio);
 	}
 
 	for (i = 0; i < ARRAY_SIZE(jobs); i++) {

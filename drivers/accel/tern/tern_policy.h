@@ -81,8 +81,9 @@ struct tern_policy_entity {
  * @starved_ns: per class, device time charged to higher classes while this
  *	class had ready work and was not picked
  * @promised: the job cancelled in the second slot by the last preemption;
- *	picked before others unless a class above @promised_bar is ready
- * @promised_bar: the higher class of the preempted and the cancelled job
+ *	picked before others unless a class above @promised_bar is ready,
+ *	which then goes first while the promise stands
+ * @promised_bar: the class of @promised
  * @owed: the last job picked for a starved class; yields only to
  *	preemption, like a job of the running class, and keeps its turn if it
  *	is preempted before it ran a quantum

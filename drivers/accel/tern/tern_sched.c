@@ -4,7 +4,10 @@
  */
 
 #include <linux/dma-fence.h>
+#include <linux/interrupt.h>
 #include <linux/jiffies.h>
+#include <linux/module.h>
+#include <linux/slab.h>
 
 #include <drm/drm_print.h>
 
@@ -158,33 +161,77 @@ static const char *tern_fence_get_timeline_name(struct dma_fence *fence)
 	return "tern-context";
 }
 
+static struct tern_hw_fence *to_hw_fence(struct dma_fence *fence)
+{
+	return container_of(fence, struct tern_hw_fence, base);
+}
+
+static void tern_drm_sched_release(struct kref *ref)
+{
+	kfree(container_of(ref, struct tern_drm_sched, ref));
+}
+
+/*
+ * The last reference to a hardware fence can be dropped long after the
+ * device and the module are gone as far as their users know: a finished
+ * fence of drm_sched kept in a sync_file holds its hardware fence, and
+ * drm_sched reads the name of its scheduler through it.  So each hardware
+ * fence has a lock of its own, keeps the memory of its drm_gpu_scheduler
+ * (not the device) and pins the module, which then cannot be unloaded
+ * while such a fence exists.  May run in any context.
+ */
+static void tern_hw_fence_release(struct dma_fence *fence)
+{
+	struct tern_drm_sched *ds = to_hw_fence(fence)->drm_sched;
+
+	kref_put(&ds->ref, tern_drm_sched_release);
+	dma_fence_free(fence);
+	module_put(THIS_MODULE);
+}
+
 static const struct dma_fence_ops tern_hw_fence_ops = {
 	.get_driver_name = tern_fence_get_driver_name,
 	.get_timeline_name = tern_fence_get_timeline_name,
+	.release = tern_hw_fence_release,
 };
 
 /**
  * tern_sched_fence_init() - initialise a job's hardware fence
  * @sched: the scheduler that will signal it
- * @fence: the fence, allocated by the caller
+ * @hw: the fence, allocated by the caller
  * @context: the fence context (one per tern context)
  * @seqno: the job's seqno in that context
+ *
+ * The fence pins the module and the memory of the engine's drm_sched until
+ * its last reference is dropped.
  */
-void tern_sched_fence_init(struct tern_sched *sched, struct dma_fence *fence,
+void tern_sched_fence_init(struct tern_sched *sched, struct tern_hw_fence *hw,
 			   u64 context, u64 seqno)
 {
-	dma_fence_init(fence, &tern_hw_fence_ops, &sched->lock, context, seqno);
+	__module_get(THIS_MODULE);
+	kref_get(&sched->drm->ref);
+	hw->drm_sched = sched->drm;
+	spin_lock_init(&hw->lock);
+	dma_fence_init(&hw->base, &tern_hw_fence_ops, &hw->lock, context, seqno);
 }
 
 /* The job is done with: the policy forgets it, its fence signals. */
 static void tern_sched_signal(struct tern_sched *s, struct tern_sched_job *job,
 			      int error)
 {
+	struct dma_fence *fence = dma_fence_get(job->fence);
+
 	lockdep_assert_held(&s->lock);
 	tern_policy_forget(&s->policy, &job->pjob);
+	/*
+	 * The fence's own lock nests inside the scheduler's.  Its callbacks
+	 * may free the job (and drop the job's reference to the fence) on
+	 * another CPU before dma_fence_signal() returns: @fence is ours.
+	 */
 	if (error)
-		dma_fence_set_error(job->fence, error);
-	dma_fence_signal_locked(job->fence);
+		dma_fence_set_error(fence, error);
+	dma_fence_signal(fence);
+	dma_fence_put(fence);
 }
 
 static struct tern_sched_job *to_sched_job(struct tern_policy_job *pjob)
@@ -247,28 +294,35 @@ static void tern_sched_drain(struct tern_sched *s, struct tern_sched_ctx *ctx)
 	tern_sched_flush_cancelled(s, ctx);
 }
 
+/*
+ * A job left a slot without finishing (preempted, cancelled, or behind a
+ * reset).  If its context is cancelled it is not run again: hold it back
+ * now, in seqno order, before anything flushes the context's held-back
+ * jobs, so that the context's fences keep their order.
+ *
+ * Return: true if the job was held back, false if it is to be requeued.
+ */
+static bool tern_sched_hold_unfinished(struct tern_sched *s,
+				       struct tern_sched_job *job)
+{
+	lockdep_assert_held(&s->lock);
+	if (!job->ctx->cancel_error)
+		return false;
+	tern_sched_hold(s, job);
+	return true;
+}
+
 /* Give back the jobs of a preemption (or the job cancelled behind a fault). */
 static void tern_sched_requeue(struct tern_sched *s,
 			       struct tern_sched_job *preempted,
 			       struct tern_sched_job *cancelled)
 {
-	struct tern_sched_job *jobs[] = { preempted, cancelled };
-	unsigned int i;
-
 	lockdep_assert_held(&s->lock);
-	/* jobs of a cancelled context are not run again: hold them */
-	for (i = 0; i < ARRAY_SIZE(jobs); i++) {
-		if (jobs[i] && jobs[i]->ctx->cancel_error) {
-			tern_sched_hold(s, jobs[i]);
-			tern_sched_flush_cancelled(s, jobs[i]->ctx);
-			jobs[i] = NULL;
-		}
-	}
-	if (!jobs[0] && !jobs[1])
+	if (!preempted && !cancelled)
 		return;
-	tern_policy_requeue(&s->policy, jobs[0] ? &jobs[0]->pjob : NULL,
-			    jobs[1] ? &jobs[1]->pjob : NULL);
-	s->queued += !!jobs[0] + !!jobs[1];
+	tern_policy_requeue(&s->policy, preempted ? &preempted->pjob : NULL,
+			    cancelled ? &cancelled->pjob : NULL);
+	s->queued += !!preempted + !!cancelled;
 }
 
 /* The job in the first slot starts running (as far as the driver knows). */
@@ -311,7 +365,7 @@ static void tern_sched_feed(struct tern_sched *s)
 	lockdep_assert_held(&s->lock);
 
 	while (s->inflight < TERN_SLOTS_PER_ENGINE && !s->stopped &&
-	       !s->resetting && !s->preempting && !s->raw) {
+	       !s->resetting && !s->preempting && !s->hang_suspect && !s->raw) {
 		struct tern_policy_job *pjob;
 		struct tern_sched_job *job;
 
@@ -383,6 +437,11 @@ static void tern_sched_retire_fault(struct tern_sched *s,
 
 	s->faults++;
 	tern_engine_read_fault(s->eng, &fault);
+	/* the engine halts on a fault: the registers are this job's */
+	if (fault.ctx_tag != ctx->tag)
+		drm_err_ratelimited(&s->tdev->drm,
+				    "engine %u: fault registers of context tag %u, job of %u\n",
+				    s->eng->id, fault.ctx_tag, ctx->tag);
 	trace_tern_job_fault(s->eng->id, ctx->tag, job->seqno,
 			     TERN_FAULT_KIND(fault.info), fault.addr,
 			     TERN_FAULT_OFFSET(fault.info));
@@ -394,11 +453,21 @@ static void tern_sched_retire_fault(struct tern_sched *s,
 	tern_sched_drain(s, ctx);
 }
 
+/* The hung job is gone or moved on: the suspicion is over. */
+static void tern_sched_hang_cleared(struct tern_sched *s)
+{
+	lockdep_assert_held(&s->lock);
+	if (s->hang_suspect &&
+	    (!s->inflight || s->slot[s->order[0]] != s->hang_suspect))
+		s->hang_suspect = NULL;
+}
+
 /* Retire DONE slots in doorbell order. */
 static void tern_sched_retire(struct tern_sched *s)
 {
 	struct tern_sched_job *preempted = NULL, *cancelled = NULL;
 	struct tern_engine *eng = s->eng;
+	bool fault = false;
 
 	lockdep_assert_held(&s->lock);
 
@@ -429,17 +498,30 @@ static void tern_sched_retire(struct tern_sched *s)
 			break;
 		case TERN_OUTCOME_FAULTED:
 			tern_sched_retire_fault(s, job, res.run_ns);
+			fault = true;
+			/*
+			 * The engine is halted.  A job programmed after the
+			 * fault, before it was seen, is still PENDING:
+			 * cancel it, it is retired next and goes back to its
+			 * queue (or is held with its cancelled context).
+			 */
+			if (s->inflight &&
+			    TERN_SLOT_STATE_OF(tern_engine_slot_state(eng, s->order[0])) !=
+			    TERN_SLOT_STATE_DONE)
+				tern_engine_cancel_halted(eng);
 			break;
 		case TERN_OUTCOME_PREEMPTED:
 			s->preempt.jobs++;
 			job->resume = true;
 			job->preemptions++;
 			ctx->ops->preempted(ctx, job, res.run_ns);
-			preempted = job;
+			if (!tern_sched_hold_unfinished(s, job))
+				preempted = job;
 			break;
 		case TERN_OUTCOME_CANCELLED:
 			/* not started: it runs later, in its order */
-			cancelled = job;
+			if (!tern_sched_hold_unfinished(s, job))
+				cancelled = job;
 			break;
 		default:
 			drm_err_ratelimited(&s->tdev->drm,
@@ -451,8 +533,11 @@ static void tern_sched_retire(struct tern_sched *s)
 		tern_sched_flush_cancelled(s, ctx);
 	}
 
+	if (fault)
+		tern_engine_clear_fault(eng);
 	if (preempted || cancelled)
 		tern_sched_requeue(s, preempted, cancelled);
+	tern_sched_hang_cleared(s);
 	if (s->preempting && !s->inflight && !s->stopped && !s->resetting)
 		tern_sched_preempt_served(s);
 	if (s->raw && !s->inflight)
@@ -466,8 +551,8 @@ static void tern_sched_check_preempt(struct tern_sched *s)
 	u64 ran, wait;
 
 	lockdep_assert_held(&s->lock);
-	if (!s->inflight || s->preempting || s->stopped || s->resetting ||
-	    s->raw || s->policy.mode == TERN_POLICY_FIFO)
+	if (!s->inflight || s->preempting || s->hang_suspect || s->stopped ||
+	    s->resetting || s->raw || s->policy.mode == TERN_POLICY_FIFO)
 		return;
 
 	running = s->slot[s->order[0]];
@@ -509,10 +594,13 @@ static void tern_sched_done_work(struct work_struct *work)
 {
 	struct tern_sched *s = container_of(work, struct tern_sched, done_work);
 	unsigned long flags;
+	bool fence_cookie;
 
+	fence_cookie = dma_fence_begin_signalling();
 	spin_lock_irqsave(&s->lock, flags);
 	tern_sched_event(s);
 	spin_unlock_irqrestore(&s->lock, flags);
+	dma_fence_end_signalling(fence_cookie);
 }
 
 static enum hrtimer_restart tern_sched_check_due(struct hrtimer *timer)
@@ -558,17 +646,45 @@ static void tern_sched_cancel_all(struct tern_sched *s, int error)
 	}
 	s->queued = 0;
 	s->preempting = false;
+	s->hang_suspect = NULL;
 }
 
-/* The running job made no progress for its timeout: reset the engine. */
+/*
+ * The running job made no progress for its timeout.  The first time,
+ * request a preemption (a hung engine does not serve it) and look again at
+ * the next tick: meanwhile nothing is programmed, and if the job reaches
+ * its end after all, the request cancels the PENDING slot instead of
+ * starting it, so no job is half run by the reset.  Return true when the
+ * job is still there, still without progress: time to reset.
+ */
+static bool tern_sched_hang_confirmed(struct tern_sched *s,
+				      struct tern_sched_job *head)
+{
+	lockdep_assert_held(&s->lock);
+	if (s->hang_suspect == head)
+		return true;
+	if (!s->preempting && !s->hang_suspect)
+		tern_eng_write(s->eng, TERN_ENG_PREEMPT, 1);
+	s->hang_suspect = head;
+	return false;
+}
+
+/* Reset the engine under a job confirmed hung; resetting is set. */
 static void tern_sched_recover(struct tern_sched *s)
 {
 	struct tern_sched_job *guilty, *innocent = NULL;
+	struct tern_sched_ctx *gctx, *held = NULL;
 	struct tern_engine *eng = s->eng;
-	struct tern_sched_ctx *gctx;
 	unsigned long flags;
+	bool completed;
 	u64 ran;
 	int ret;
+
+	/* the registers as the hang left them, before the reset clears them */
+	spin_lock_irqsave(&s->lock, flags);
+	guilty = s->slot[s->order[0]];
+	tern_coredump_capture(s, guilty, "hang", NULL);
+	spin_unlock_irqrestore(&s->lock, flags);
 
 	mutex_lock(&s->tdev->reset_lock);
 	ret = tern_engine_reset(eng);
@@ -577,33 +693,55 @@ static void tern_sched_recover(struct tern_sched *s)
 	spin_lock_irqsave(&s->lock, flags);
 	s->resets++;
 	atomic_inc(&s->tdev->device_resets);
-	/* a request the hung engine did not serve is gone with the reset */
+	/* the requests the hung engine did not serve are gone with the reset */
 	s->preempting = false;
+	s->hang_suspect = NULL;
 	ran = tern_engine_busy_ns(eng) - s->run_start_ns;
+	/*
+	 * A run that reached its end between the last look and the reset
+	 * wrote its seqno back (docs/hardware.md 15): it completed.  The job
+	 * behind it did not start (the preemption request cancelled it).
+	 */
+	completed = READ_ONCE(*eng->writeback) == guilty->desc.seqno;
 	guilty = tern_sched_pop_head(s);
 	if (s->inflight)
 		innocent = tern_sched_pop_head(s);
 	gctx = guilty->ctx;
+	tern_policy_charge(&s->policy, &gctx->entity, ret ? 0 : ran);
+
+	if (completed) {
+		s->jobs_completed++;
+		gctx->ops->completed(gctx, guilty, ret ? 0 : ran);
+		tern_sched_signal(s, guilty, 0);
+		tern_sched_flush_cancelled(s, gctx);
+		if (innocent && tern_sched_hold_unfinished(s, innocent)) {
+			tern_sched_flush_cancelled(s, innocent->ctx);
+			innocent = NULL;
+		}
+		tern_sched_requeue(s, NULL, innocent);
+		goto out;
+	}
 
 	trace_tern_engine_reset(eng->id, gctx->tag, guilty->seqno);
 	drm_warn(&s->tdev->drm,
 		 "engine %u: job %u of context tag %u made no progress, engine reset\n",
 		 eng->id, guilty->seqno, gctx->tag);
-	tern_coredump_capture(s, guilty, "hang", NULL);
-	tern_policy_charge(&s->policy, &gctx->entity, ret ? 0 : ran);
 	gctx->ops->hung(gctx, guilty);
 	if (!gctx->cancel_error)
 		gctx->cancel_error = -ECANCELED;
+	/* never started; a resume record it has is intact */
+	if (innocent && !innocent->ctx->cancel_error)
+		innocent->ctx->ops->reset(innocent->ctx, innocent);
+	if (innocent && tern_sched_hold_unfinished(s, innocent)) {
+		held = innocent->ctx;
+		innocent = NULL;
+	}
 	tern_sched_signal(s, guilty, -ETIMEDOUT);
 	tern_sched_drain(s, gctx);
-
-	if (innocent) {
-		/* never started; a resume record it has is intact */
-		if (!innocent->ctx->cancel_error)
-			innocent->ctx->ops->reset(innocent->ctx, innocent);
-		tern_sched_requeue(s, NULL, innocent);
-	}
-
+	if (held)
+		tern_sched_flush_cancelled(s, held);
+	tern_sched_requeue(s, NULL, innocent);
+out:
 	s->resetting = false;
 	if (ret) {
 		drm_err(&s->tdev->drm, "engine %u lost: cancelling its work\n",
@@ -621,8 +759,10 @@ static void tern_sched_watchdog(struct work_struct *work)
 					    watchdog.work);
 	struct tern_sched_job *head;
 	unsigned long flags;
-	bool hang = false;
+	bool hang = false, stalled;
+	bool fence_cookie;
 
+	fence_cookie = dma_fence_begin_signalling();
 	spin_lock_irqsave(&s->lock, flags);
 	/*
 	 * Catches completions whose interrupt was lost, and clears the
@@ -638,8 +778,15 @@ static void tern_sched_watchdog(struct work_struct *work)
 		goto out;
 
 	head = s->slot[s->order[0]];
-	if (tern_policy_hung(&s->progress, tern_engine_progress(s->eng),
-			     ktime_get_ns(), head->ctx->timeout_ns)) {
+	stalled = tern_policy_hung(&s->progress, tern_engine_progress(s->eng),
+				   ktime_get_ns(), head->ctx->timeout_ns);
+	/*
+	 * Progress again: the request written for the suspicion preempts
+	 * the job at its next preemption point, as any other would.
+	 */
+	if (!stalled)
+		s->hang_suspect = NULL;
+	if (stalled && tern_sched_hang_confirmed(s, head)) {
 		hang = true;
 		s->resetting = true;
 	} else {
@@ -652,6 +799,7 @@ out:
 
 	if (hang)
 		tern_sched_recover(s);
+	dma_fence_end_signalling(fence_cookie);
 }
 
 /**
@@ -925,11 +1073,22 @@ int tern_sched_init(struct tern_device *tdev, struct tern_sched *sched,
 		.ops = ops,
 		.submit_wq = tdev->sched_wq,
 		.num_rqs = DRM_SCHED_PRIORITY_COUNT,
-		.credit_limit = TERN_MAX_CONTEXTS_PER_FILE * TERN_MAX_JOBS_PER_CONTEXT,
+		/*
+		 * drm_sched never throttles: jobs are bounded per context,
+		 * and a client filling every credit would keep others' jobs
+		 * from the policy, out of reach of priorities.
+		 */
+		.credit_limit = INT_MAX,
 		.timeout = MAX_SCHEDULE_TIMEOUT,
 		.name = "tern",
 		.dev = tdev->drm.dev,
 	};
+	int ret;
+
+	sched->drm = kzalloc(sizeof(*sched->drm), GFP_KERNEL);
+	if (!sched->drm)
+		return -ENOMEM;
+	kref_init(&sched->drm->ref);
 	sched->tdev = tdev;
 	sched->eng = eng;
 	spin_lock_init(&sched->lock);
@@ -945,7 +1104,12 @@ int tern_sched_init(struct tern_device *tdev, struct tern_sched *sched,
 	atomic_set(&sched->ctx_count, 0);
 
 	tern_engine_set_irq_handler(eng, tern_sched_irq, sched);
-	return drm_sched_init(&sched->drm, &args);
+	ret = drm_sched_init(&sched->drm->base, &args);
+	if (ret) {
+		kref_put(&sched->drm->ref, tern_drm_sched_release);
+		sched->drm = NULL;
+	}
+	return ret;
 }
 
 /**
@@ -958,14 +1122,18 @@ void tern_sched_start(struct tern_sched *sched)
 }
 
 /**
- * tern_sched_stop() - the device is going away: cancel everything
+ * tern_sched_quiesce() - the device is going away: stop touching the engine
  * @sched: the scheduler
  *
- * Called at PCI remove while the registers are still mapped.  After it,
- * the scheduler never touches the device again; jobs pushed later signal
- * -ENODEV at once.  Fences of jobs in the queues or in slots signal -ENODEV.
+ * Called at PCI remove while the registers are still mapped, after the
+ * error interrupt was disabled.  Masks the engine's interrupt and waits for
+ * a handler still running, then for the scheduler's work items: afterwards
+ * nothing programs the engine any more and jobs pushed later signal -ENODEV
+ * at once.  The jobs in the slots and queues are left as they are: the
+ * caller resets the device, so that it stops reaching their memory, before
+ * tern_sched_cancel_jobs() signals them and lets them be freed.
  */
-void tern_sched_stop(struct tern_sched *sched)
+void tern_sched_quiesce(struct tern_sched *sched)
 {
 	unsigned long flags;
 
@@ -973,14 +1141,27 @@ void tern_sched_stop(struct tern_sched *sched)
 	spin_lock_irqsave(&sched->lock, flags);
 	WRITE_ONCE(sched->stopped, true);
 	spin_unlock_irqrestore(&sched->lock, flags);
+	synchronize_irq(sched->eng->irq);
 	wake_up_all(&sched->raw_wait);
 
 	hrtimer_cancel(&sched->check_timer);
 	cancel_work_sync(&sched->done_work);
 	cancel_delayed_work_sync(&sched->watchdog);
+}
+
+/**
+ * tern_sched_cancel_jobs() - signal every job of a quiesced scheduler
+ * @sched: the scheduler, quiesced, its engine reset
+ * @error: the fence error, e.g. -ENODEV
+ *
+ * Jobs in the slots and in the queues signal @error, in order per context.
+ */
+void tern_sched_cancel_jobs(struct tern_sched *sched, int error)
+{
+	unsigned long flags;
 
 	spin_lock_irqsave(&sched->lock, flags);
-	tern_sched_cancel_all(sched, -ENODEV);
+	tern_sched_cancel_all(sched, error);
 	spin_unlock_irqrestore(&sched->lock, flags);
 }
 
@@ -990,11 +1171,14 @@ void tern_sched_stop(struct tern_sched *sched)
  *
  * Called when the DRM device is released.  Jobs whose fences signalled may
  * still wait for free_job on the scheduler workqueue: the caller drains that
- * workqueue first.
+ * workqueue first.  The drm_sched's memory lives on while hardware fences
+ * of its jobs do.
  */
 void tern_sched_fini(struct tern_sched *sched)
 {
-	drm_sched_fini(&sched->drm);
+	drm_sched_fini(&sched->drm->base);
+	kref_put(&sched->drm->ref, tern_drm_sched_release);
+	sched->drm = NULL;
 }
 
 static const char *const tern_slot_state_names[] = {

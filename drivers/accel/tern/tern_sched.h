@@ -5,7 +5,9 @@
 #ifndef __TERN_SCHED_H__
 #define __TERN_SCHED_H__
 
+#include <linux/dma-fence.h>
 #include <linux/hrtimer.h>
+#include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
@@ -81,8 +83,8 @@ struct tern_sched_ctx {
  * struct tern_sched_job - the scheduler's view of a job
  * @pjob: the job on the policy (its link is also used in
  *	&tern_sched_ctx.cancelled)
- * @fence: the hardware fence, signalled by the scheduler (its lock is the
- *	scheduler's lock)
+ * @fence: the hardware fence (&tern_hw_fence.base), signalled by the
+ *	scheduler under its lock
  * @ctx: the job's context
  * @desc: what goes into the slot (the scheduler fills in @desc.seqno and
  *	the RESUME flag); @desc.resume is the job's resume record
@@ -150,13 +152,40 @@ struct tern_sched_params {
 	u32 starve_ms;
 };
 
+/**
+ * struct tern_drm_sched - an engine's drm_gpu_scheduler
+ * @ref: the device's reference, and one per hardware fence of the engine
+ * @base: the scheduler
+ *
+ * Allocated apart from the device: drm_sched's finished fences read their
+ * scheduler's name for as long as they live, which may be longer than the
+ * device (a sync_file in another process).
+ */
+struct tern_drm_sched {
+	struct kref ref;
+	struct drm_gpu_scheduler base;
+};
+
+/**
+ * struct tern_hw_fence - a job's hardware fence
+ * @base: the fence, signalled by the scheduler
+ * @lock: its lock: a fence may outlive the device
+ * @drm_sched: the engine's drm_sched, kept while the fence lives
+ */
+struct tern_hw_fence {
+	struct dma_fence base;
+	spinlock_t lock; /* the fence's */
+	struct tern_drm_sched *drm_sched;
+};
+
 int tern_sched_init(struct tern_device *tdev, struct tern_sched *sched,
 		    struct tern_engine *eng,
 		    const struct drm_sched_backend_ops *ops);
 void tern_sched_start(struct tern_sched *sched);
-void tern_sched_stop(struct tern_sched *sched);
+void tern_sched_quiesce(struct tern_sched *sched);
+void tern_sched_cancel_jobs(struct tern_sched *sched, int error);
 void tern_sched_fini(struct tern_sched *sched);
-void tern_sched_fence_init(struct tern_sched *sched, struct dma_fence *fence,
+void tern_sched_fence_init(struct tern_sched *sched, struct tern_hw_fence *hw,
 			   u64 context, u64 seqno);
 void tern_sched_ctx_init(struct tern_sched *sched, struct tern_sched_ctx *sctx,
 			 unsigned int priority, u32 weight);
@@ -193,6 +222,10 @@ void tern_sched_ctx_cancel(struct tern_sched_ctx *sctx, int error);
  * @run_start_ns: ENG_BUSY_NS when the running job started
  * @preempting: a preemption request is outstanding: nothing is programmed
  *	until both slots are DONE
+ * @hang_suspect: the running job made no progress for its timeout; a
+ *	preemption request was written so that it cannot start the PENDING
+ *	job if it ends after all; nothing is programmed; the next watchdog
+ *	tick resets the engine if the job is still there
  * @preempt_start_ns: ktime of the outstanding request
  * @preempt_irq_ns: ktime of the last PREEMPT_DONE interrupt
  * @preempt_ctx_tag: context of the job running at the request (for tracing)
@@ -208,7 +241,7 @@ void tern_sched_ctx_cancel(struct tern_sched_ctx *sctx, int error);
 struct tern_sched {
 	struct tern_device *tdev;
 	struct tern_engine *eng;
-	struct drm_gpu_scheduler drm;
+	struct tern_drm_sched *drm;
 
 	spinlock_t lock; /* see above */
 	struct tern_sched_params params;
@@ -230,6 +263,7 @@ struct tern_sched {
 	u64 run_start_ns;
 
 	bool preempting;
+	struct tern_sched_job *hang_suspect;
 	u64 preempt_start_ns;
 	u64 preempt_irq_ns;
 	u32 preempt_ctx_tag;

@@ -413,9 +413,11 @@ enum drm_tern_engine_class {
  * @pad: must be 0
  * @device_clock_ns: out: the device clock (ns since the device was reset),
  *	read during the ioctl
- * @max_queued_bytes: out: most bytes of command buffers that the unfinished
- *	jobs of one open file may hold (the driver keeps a copy of each);
- *	submissions beyond it fail with -EAGAIN
+ * @max_queued_bytes: out: most bytes of memory that the kernel copies of
+ *	the command buffers of one open file's unfinished jobs may hold; each
+ *	job counts what its copy takes: its size rounded up to a power of two
+ *	pages, plus 64 bytes of resume record; submissions beyond it fail with
+ *	-EAGAIN
  */
 struct drm_tern_get_info {
 	__u32 flags;
@@ -630,7 +632,11 @@ struct drm_tern_sync {
  * The fence of a job signals only after the device completed its buffer; it
  * carries an error if the job did not complete: -EIO it faulted, -ETIMEDOUT
  * it hung, -ECANCELED it was cancelled (the context was destroyed, faulted
- * or banned before the job started), -ENODEV the device went away.
+ * or banned before the job started), -ENODEV the device went away.  A job
+ * one of whose @in_syncs signalled with an error does not run: its fence
+ * signals with that error (after the context's earlier jobs, like any other),
+ * and the context stays usable.  For a timeline point, the fence added at
+ * that point counts.
  *
  * Errors:
  * -EINVAL flags/pad not 0, @cmdbuf_size 0 or not a multiple of 4, counts

@@ -416,6 +416,43 @@ static void tern_policy_no_displacement(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fake_pick(eng)->id, 3);
 }
 
+/*
+ * The job elected to the PENDING slot and cancelled by a preemption for a
+ * higher class keeps its turn behind that class's work: a later arrival of
+ * its own class, however small its virtual time, does not go before it.
+ */
+static void tern_policy_promise_survives_higher(struct kunit *test)
+{
+	struct fake_engine *eng = fake_engine(test, TERN_POLICY_FAIR);
+	struct fake_ctx *a = fake_ctx(eng, 1, TERN_POLICY_WEIGHT_SCALE, 2 * MS, false);
+	struct fake_ctx *b = fake_ctx(eng, 1, TERN_POLICY_WEIGHT_SCALE, 2 * MS, false);
+	struct fake_ctx *c = fake_ctx(eng, 1, TERN_POLICY_WEIGHT_SCALE, 2 * MS, false);
+	struct fake_ctx *hi = fake_ctx(eng, 2, TERN_POLICY_WEIGHT_SCALE, 2 * MS, false);
+	struct fake_job *ja, *jb;
+
+	ja = fake_submit(eng, a, 1);
+	jb = fake_submit(eng, b, 2);
+	KUNIT_ASSERT_PTR_EQ(test, fake_pick(eng), ja);
+	KUNIT_ASSERT_PTR_EQ(test, fake_pick(eng), jb);
+	/* a and b have run a lot: a newcomer c has the least virtual time */
+	tern_policy_charge(&eng->p, &a->e, 40 * MS);
+	tern_policy_charge(&eng->p, &b->e, 50 * MS);
+
+	fake_submit(eng, hi, 3);
+	fake_submit(eng, hi, 4);
+	KUNIT_EXPECT_TRUE(test, tern_policy_should_preempt(&eng->p, &ja->pj,
+							   1, &jb->pj));
+	tern_policy_requeue(&eng->p, &ja->pj, &jb->pj);
+	fake_submit(eng, c, 5);
+
+	/* the higher class first, all of it; then the elected job */
+	KUNIT_EXPECT_EQ(test, fake_pick(eng)->id, 3);
+	KUNIT_EXPECT_EQ(test, fake_pick(eng)->id, 4);
+	KUNIT_EXPECT_PTR_EQ(test, fake_pick(eng), jb);
+	KUNIT_EXPECT_EQ(test, fake_pick(eng)->id, 5);
+	KUNIT_EXPECT_PTR_EQ(test, fake_pick(eng), ja);
+}
+
 /* Preempted and cancelled jobs go back to their heads in their order. */
 static void tern_policy_requeue_order(struct kunit *test)
 {
@@ -664,6 +701,7 @@ static struct kunit_case tern_policy_cases[] = {
 	KUNIT_CASE(tern_policy_alone_runs_on),
 	KUNIT_CASE(tern_policy_higher_preempts),
 	KUNIT_CASE(tern_policy_no_displacement),
+	KUNIT_CASE(tern_policy_promise_survives_higher),
 	KUNIT_CASE(tern_policy_requeue_order),
 	KUNIT_CASE(tern_policy_no_starvation),
 	KUNIT_CASE(tern_policy_fifo),
