@@ -30,6 +30,7 @@ int main(void)
 	    core_bo(fd, 4096, VA, &bo, (void **)&mem))
 		return tap_exit_status();
 	memset((void *)mem, 0, 4096);
+	core_drain_coredumps();
 	so_g = syncobj_new(fd);
 	so_i = syncobj_new(fd);
 	so_s = syncobj_new(fd);
@@ -97,8 +98,23 @@ int main(void)
 	       st.busy_ns >= 1500000000ull,
 	       "without being reset (state %u, %llu ms of device time)",
 	       st.state, (unsigned long long)(st.busy_ns / 1000000));
-	tap_ok(core_find_coredump("tern devcoredump: hang"),
-	       "a devcoredump describes the hang");
+	{
+		static char dump[16384];
+		const char *st = NULL;
+		unsigned int status = 0;
+		bool found = core_read_coredump("tern devcoredump: hang", dump,
+						sizeof(dump));
+
+		if (found)
+			st = strstr(dump, "\n  0x04: ");
+		if (st)
+			sscanf(st, "\n  0x04: %x", &status);
+		/* ENG_STATUS as the hang left it: running, not the reset's IDLE */
+		if (!tap_ok(found && (status & 0xf) != 0,
+			    "a devcoredump describes the hang, with the engine's registers before the reset (ENG_STATUS %#x)",
+			    status))
+			tap_diag("%.700s", dump);
+	}
 
 	close(fd);
 	return tap_exit_status();

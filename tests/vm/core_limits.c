@@ -24,7 +24,7 @@ int main(void)
 	int64_t t0;
 	int fd, ret = 0;
 
-	tap_plan(10);
+	tap_plan(11);
 	fd = tern_test_open();
 	if (!tap_ok(fd >= 0, "open the device") || core_get_info(fd, &info) ||
 	    ctx_create(fd, 1, 0, 0, &ctx) || ctx_create(fd, 1, 0, 0, &ctx2) ||
@@ -94,9 +94,12 @@ int main(void)
 		for (k = 0; k < nbig; k += 0xfff0)
 			big[k] = TERN_PKT_HEADER(TERN_OP_NOP,
 						 nbig - k < 0xfff0 ? nbig - k : 0xfff0);
+		long free_kb;
+
 		drmSyncobjReset(fd, &gate, 1);
 		core_gate_init(&g, fd, ctx2, bo, VA + 256, &mem[64], gate);
 		ctx_create(fd, 1, 0, 0, &ctx3);
+		free_kb = meminfo_kb("MemFree");
 		for (i = 0; i < 1000; i++) {
 			core_gate_hold(&g);
 			ret = submit(fd, i % 2 ? ctx3 : ctx, big, nbig, NULL, 0,
@@ -109,6 +112,11 @@ int main(void)
 		       held + 2 * info.buf_size_max > info.max_queued_bytes,
 		       "a file holding %llu MiB of command buffers gets EAGAIN (%s)",
 		       (unsigned long long)(held >> 20), strerror(-ret));
+		/* the kernel's copies take what is counted, not twice that */
+		free_kb -= meminfo_kb("MemFree");
+		tap_ok(free_kb < (long)(held * 5 / 4 / 1024),
+		       "they take %ld KiB of memory for %llu KiB of buffers",
+		       free_kb, (unsigned long long)(held >> 10));
 		n = 0;
 		pkt_spin(dw, &n, 1);
 		tap_ok(!submit(fd, ctx2, dw, n, &bo, 1, 0, 0, NULL),

@@ -423,10 +423,16 @@ static inline bool core_context_count_is(int want, int ms)
 	return false;
 }
 
-/* Is there a devcoredump whose text starts with @prefix?  Reads free them. */
-static inline bool core_find_coredump(const char *prefix)
+/*
+ * Is there a devcoredump whose text starts with @prefix?  Its text goes to
+ * @text (up to @len bytes, NUL-terminated) when @text is not NULL.  Reads
+ * free the dumps.
+ */
+static inline bool core_read_coredump(const char *prefix, char *text,
+				      size_t len)
 {
 	const char *root = "/sys/class/devcoredump";
+	static char buf[16384];
 	struct dirent *de;
 	bool found = false;
 	DIR *d;
@@ -436,7 +442,8 @@ static inline bool core_find_coredump(const char *prefix)
 	for (i = 0; i < 50 && !found; i++) {
 		d = opendir(root);
 		while (d && !found && (de = readdir(d))) {
-			char path[512], buf[256] = "";
+			char path[512];
+			ssize_t got = 0, r;
 			int fd;
 
 			if (strncmp(de->d_name, "devcd", 5))
@@ -445,9 +452,15 @@ static inline bool core_find_coredump(const char *prefix)
 			fd = open(path, O_RDWR);
 			if (fd < 0)
 				continue;
-			if (read(fd, buf, sizeof(buf) - 1) > 0 &&
-			    !strncmp(buf, prefix, strlen(prefix)))
+			while (got < (ssize_t)sizeof(buf) - 1 &&
+			       (r = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0)
+				got += r;
+			buf[got] = 0;
+			if (!strncmp(buf, prefix, strlen(prefix))) {
 				found = true;
+				if (text)
+					snprintf(text, len, "%s", buf);
+			}
 			if (write(fd, "1", 1) < 0)
 				tap_diag("cannot free %s", path);
 			close(fd);
@@ -458,6 +471,36 @@ static inline bool core_find_coredump(const char *prefix)
 			usleep(20000);
 	}
 	return found;
+}
+
+static inline bool core_find_coredump(const char *prefix)
+{
+	return core_read_coredump(prefix, NULL, 0);
+}
+
+/* Free the devcoredumps earlier tests left, so that a search finds ours. */
+static inline void core_drain_coredumps(void)
+{
+	const char *root = "/sys/class/devcoredump";
+	struct dirent *de;
+	DIR *d = opendir(root);
+
+	while (d && (de = readdir(d))) {
+		char path[512];
+		int fd;
+
+		if (strncmp(de->d_name, "devcd", 5))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/data", root, de->d_name);
+		fd = open(path, O_WRONLY);
+		if (fd < 0)
+			continue;
+		if (write(fd, "1", 1) < 0)
+			tap_diag("cannot free %s", path);
+		close(fd);
+	}
+	if (d)
+		closedir(d);
 }
 
 /* Arm a fault injection: op 1 hang, 2 drop irq, 3 fault. */
