@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
  * sched_flood: one client queueing all it may does not take the engine
- * from the others.  A process creates 64 copy-engine contexts and queues
- * SPIN jobs on each until the kernel says EAGAIN (job and byte limits):
- * thousands of jobs, minutes of work.  Then another process submits, on
+ * from the others.  A process opens the device twice, creates 64
+ * copy-engine contexts on each file and queues SPIN jobs on each until
+ * the kernel says EAGAIN (job and byte limits): tens of thousands of jobs,
+ * a minute of work, more than drm_sched's credits used to allow.  Then another process submits, on
  * the same copy engine, a HIGH job (which must preempt within the
  * preemption bound) and a NORMAL job of a fresh context (which must get
  * its turn within a few quanta): both must signal within a second or two,
@@ -18,32 +19,43 @@
 #include "core_test.h"
 
 #define VA		0x100000ull
+#define FLOOD_FILES	2
 #define FLOOD_CTX	64
 #define FLOOD_JOBS	256
 #define SPIN_US		2000
 #define BOUND_MS	2000
 
-/* The flooding process: returns once it has queued all it can. */
+/*
+ * The flooding process: on two open files of its own, 64 contexts each,
+ * queues SPINs until the kernel says EAGAIN everywhere (more jobs than one
+ * file's byte limit lets through, more than drm_sched had credits for).
+ */
 static int flood(int ready_fd)
 {
-	uint32_t dw[8], n = 0, ctx[FLOOD_CTX], c, j, queued = 0;
-	int fd = tern_test_open(), ret = 0;
+	uint32_t dw[8], n = 0, ctx[FLOOD_FILES][FLOOD_CTX], c, j, f, queued = 0;
+	int fd[FLOOD_FILES], ret;
 
-	if (fd < 0)
-		return 2;
-	for (c = 0; c < FLOOD_CTX; c++)
-		if (ctx_create(fd, DRM_TERN_PRIORITY_NORMAL,
-			       DRM_TERN_ENGINE_CLASS_COPY, 0, &ctx[c]))
-			return 3;
 	pkt_spin(dw, &n, SPIN_US);
-	for (j = 0; j < FLOOD_JOBS && !ret; j++) {
-		for (c = 0; c < FLOOD_CTX && !ret; c++) {
-			ret = submit(fd, ctx[c], dw, n, NULL, 0, 0, 0, NULL);
-			queued += !ret;
-		}
+	for (f = 0; f < FLOOD_FILES; f++) {
+		fd[f] = tern_test_open();
+		if (fd[f] < 0)
+			return 2;
+		for (c = 0; c < FLOOD_CTX; c++)
+			if (ctx_create(fd[f], DRM_TERN_PRIORITY_NORMAL,
+				       DRM_TERN_ENGINE_CLASS_COPY, 0, &ctx[f][c]))
+				return 3;
 	}
-	if (ret != -EAGAIN && ret)
-		return 4;
+	for (f = 0; f < FLOOD_FILES; f++) {
+		for (j = 0, ret = 0; j < FLOOD_JOBS && !ret; j++) {
+			for (c = 0; c < FLOOD_CTX && !ret; c++) {
+				ret = submit(fd[f], ctx[f][c], dw, n, NULL, 0,
+					     0, 0, NULL);
+				queued += !ret;
+			}
+		}
+		if (ret != -EAGAIN && ret)
+			return 4;
+	}
 	if (write(ready_fd, &queued, sizeof(queued)) != sizeof(queued))
 		return 5;
 	pause();
@@ -95,8 +107,8 @@ int main(void)
 		kill(pid, SIGKILL);
 		return tap_exit_status();
 	}
-	tap_ok(queued >= 4000, "at least %u ms of work queued (%u jobs)",
-	       4000 * SPIN_US / 1000, queued);
+	tap_ok(queued > 16384, "more jobs than 64 contexts x 256 (%u, %u ms of work)",
+	       queued, queued * SPIN_US / 1000);
 
 	hi = timed_job(fd, bo, DRM_TERN_PRIORITY_HIGH, 0, 0, 0x11, mem);
 	tap_ok(hi >= 0 && hi < BOUND_MS, "a HIGH job of this process signals in %lld ms",
