@@ -9,30 +9,12 @@
  *
  * tern-vm: timeout=120
  */
-#include <linux/sync_file.h>
 #include <sys/wait.h>
 
 #include "core_test.h"
 
 #define VA	0x100000ull
 #define VA_BAD	0x7000000ull
-
-/* Fence status of binary syncobj @h: 1 done, < 0 its error. */
-static int syncobj_status(int fd, uint32_t h)
-{
-	struct sync_fence_info fi = {};
-	struct sync_file_info info = {
-		.num_fences = 1,
-		.sync_fence_info = (uintptr_t)&fi,
-	};
-	int sf = -1, ret;
-
-	if (drmSyncobjExportSyncFile(fd, h, &sf))
-		return -1000;
-	ret = ioctl(sf, SYNC_IOC_FILE_INFO, &info);
-	close(sf);
-	return ret ? -1000 : fi.status;
-}
 
 /* A job that waits for the CPU word at VA to be non-zero, then faults. */
 static int submit_faulting(int fd, uint32_t ctx, uint32_t bo, uint32_t so,
@@ -129,7 +111,7 @@ int main(void)
 			_exit(3);
 		if (syncobj_wait(f, o, 30000))
 			_exit(4);
-		if (syncobj_status(f, o) != -EIO)
+		if (core_fence_status(f, o) != -EIO)
 			_exit(5);
 		if (m[16] != 0)
 			_exit(6);	/* it ran */
@@ -141,13 +123,13 @@ int main(void)
 	__sync_synchronize();
 	syncobj_wait(fd, so_w1, 30000);
 	syncobj_wait(fd, so_w2, 30000);
-	tap_ok(syncobj_status(fd, so_fault) == -EIO, "the producer faulted");
-	tap_ok(syncobj_status(fd, so_w1) == -EIO && mem[16] == 0,
+	tap_ok(core_fence_status(fd, so_fault) == -EIO, "the producer faulted");
+	tap_ok(core_fence_status(fd, so_w1) == -EIO && mem[16] == 0,
 	       "binary: the waiting job did not run and signals EIO (status %d, marker %#x)",
-	       syncobj_status(fd, so_w1), mem[16]);
-	tap_ok(syncobj_status(fd, so_w2) == -EIO && mem[17] == 0,
+	       core_fence_status(fd, so_w1), mem[16]);
+	tap_ok(core_fence_status(fd, so_w2) == -EIO && mem[17] == 0,
 	       "timeline: the waiting job did not run and signals EIO (status %d, marker %#x)",
-	       syncobj_status(fd, so_w2), mem[17]);
+	       core_fence_status(fd, so_w2), mem[17]);
 	waitpid(pid, &status, 0);
 	tap_ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	       "another process's job waiting on it did not run either (exit %d)",
@@ -157,7 +139,7 @@ int main(void)
 	tap_errno(submit_marker(fd, good, bo, 0, 0, 72, 0x44, so_after), 0,
 		  "the waiting job's context takes work");
 	syncobj_wait(fd, so_after, 30000);
-	tap_ok(syncobj_status(fd, so_after) == 1 && mem[18] == 0x44,
+	tap_ok(core_fence_status(fd, so_after) == 1 && mem[18] == 0x44,
 	       "and runs it");
 
 	/* a fence that completed is no error */
@@ -165,7 +147,7 @@ int main(void)
 	tap_errno(submit_marker(fd, good, bo, so_ok, 0, 80, 0x66, so_w3), 0,
 		  "a job waiting on a completed fence");
 	syncobj_wait(fd, so_w3, 30000);
-	tap_ok(syncobj_status(fd, so_w3) == 1 && mem[20] == 0x66, "runs");
+	tap_ok(core_fence_status(fd, so_w3) == 1 && mem[20] == 0x66, "runs");
 	close(sfd);
 	close(fd);
 	return tap_exit_status();

@@ -15,35 +15,12 @@
  *
  * tern-vm: timeout=180
  */
-#include <linux/sync_file.h>
-
 #include "core_test.h"
 
 #define VA	0x100000ull
 #define VA_BAD	0x7000000ull
 #define ROUNDS	5
 #define NJOBS	4
-
-/* Status and signal time of the fence in binary syncobj @h. */
-static int fence_info(int fd, uint32_t h, int32_t *status, uint64_t *ts)
-{
-	struct sync_fence_info fi = {};
-	struct sync_file_info info = {
-		.num_fences = 1,
-		.sync_fence_info = (uintptr_t)&fi,
-	};
-	int sf = -1, ret;
-
-	if (drmSyncobjExportSyncFile(fd, h, &sf))
-		return -errno;
-	ret = ioctl(sf, SYNC_IOC_FILE_INFO, &info) ? -errno : 0;
-	close(sf);
-	if (ret)
-		return ret;
-	*status = fi.status;
-	*ts = fi.timestamp_ns;
-	return 0;
-}
 
 /*
  * Wait for the @n syncobjs and check they signalled in order, with the
@@ -54,12 +31,12 @@ static bool signalled_in_order(int fd, const uint32_t *so, unsigned int n,
 {
 	uint64_t ts = 0, prev = 0;
 	unsigned int i;
-	int32_t st = 0;
+	int st = 0;
 	bool ok = true;
 
 	for (i = 0; i < n; i++) {
 		if (syncobj_wait(fd, so[i], 30000) ||
-		    fence_info(fd, so[i], &st, &ts)) {
+		    !core_fence_info(fd, so[i], &st, &ts)) {
 			tap_diag("%s: job %u did not signal", what, i);
 			return false;
 		}

@@ -7,6 +7,7 @@
 #define TERN_CORE_TEST_H
 
 #include <dirent.h>
+#include <linux/sync_file.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -144,6 +145,42 @@ static inline int syncobj_wait(int fd, uint32_t h, int ms)
 				 DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL);
 
 	return ret ? -errno : 0;
+}
+
+/*
+ * The fence of syncobj @so: false if it has not signalled, else its status
+ * (1, or the job's negative error) in *@status and the time it signalled
+ * (CLOCK_MONOTONIC ns) in *@ns.  Signal times give the order of fences.
+ */
+static inline bool core_fence_info(int fd, uint32_t so, int *status,
+				   uint64_t *ns)
+{
+	struct sync_fence_info fi;
+	struct sync_file_info info;
+	int sf = -1;
+	bool ok;
+
+	if (drmSyncobjExportSyncFile(fd, so, &sf))
+		return false;
+	memset(&fi, 0, sizeof(fi));
+	memset(&info, 0, sizeof(info));
+	info.num_fences = 1;
+	info.sync_fence_info = (uintptr_t)&fi;
+	ok = !ioctl(sf, SYNC_IOC_FILE_INFO, &info) && info.num_fences == 1 &&
+	     fi.status != 0;
+	close(sf);
+	*status = fi.status;
+	*ns = fi.timestamp_ns;
+	return ok;
+}
+
+/* Status of the fence in syncobj @so: 1 done, its error, or -1000. */
+static inline int core_fence_status(int fd, uint32_t so)
+{
+	uint64_t ns;
+	int status = -1000;
+
+	return core_fence_info(fd, so, &status, &ns) ? status : -1000;
 }
 
 /* Wait for the context to have no unfinished job, at most @ms. */

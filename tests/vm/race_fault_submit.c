@@ -10,7 +10,6 @@
  *
  * tern-vm: timeout=240
  */
-#include <linux/sync_file.h>
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -20,23 +19,6 @@
 #define VA_BAD		0x7000000ull	/* this process's stray address */
 #define VA_BAD_OTHER	0x9000000ull	/* the other process's */
 #define TRIES		300
-
-/* Status of the fence in binary syncobj @h: 1 done, < 0 its error. */
-static int fence_status(int fd, uint32_t h)
-{
-	struct sync_fence_info fi = {};
-	struct sync_file_info info = {
-		.num_fences = 1,
-		.sync_fence_info = (uintptr_t)&fi,
-	};
-	int sf = -1, ret;
-
-	if (drmSyncobjExportSyncFile(fd, h, &sf))
-		return -1000;
-	ret = ioctl(sf, SYNC_IOC_FILE_INFO, &info);
-	close(sf);
-	return ret ? -1000 : fi.status;
-}
 
 /* Another process: faults at VA_BAD_OTHER again and again. */
 static void other_faulter(void)
@@ -104,7 +86,7 @@ int main(void)
 		if (!ret) {
 			if (syncobj_wait(fd, so_next, 10000))
 				not_cancelled++;
-			else if (fence_status(fd, so_next) != -ECANCELED)
+			else if (core_fence_status(fd, so_next) != -ECANCELED)
 				succeeded++;
 		}
 		__sync_synchronize();

@@ -82,15 +82,15 @@ int main(void)
 	tap_ok(!ret && !s[2].end, "the LOW job is preempted, HIGH runs");
 	tap_errno(ctx_destroy(fd, lo), 0, "destroy the LOW context");
 	ret = syncobj_wait(fd, so1, 5000) ?: syncobj_wait(fd, so2, 5000);
-	ret = ret || !sched_fence_info(fd, so1, &st1, &t1) ||
-	      !sched_fence_info(fd, so2, &st2, &t2);
+	ret = ret || !core_fence_info(fd, so1, &st1, &t1) ||
+	      !core_fence_info(fd, so2, &st2, &t2);
 	tap_ok(!ret && t1 <= t2,
 	       "both LOW fences signal, in order (status %d then %d)", st1, st2);
 	tap_ok(st2 == -ECANCELED && *word == 0 && !s[1].start,
 	       "the queued job was cancelled, its write not done");
 	tap_ok((st1 == 1 && s[0].end) || (st1 == -ECANCELED && !s[0].end),
 	       "the preempted job %s", st1 == 1 ? "completed" : "was cancelled");
-	tap_ok(!syncobj_wait(fd, so_h, 5000) && sched_fence_info(fd, so_h, &st, &t) &&
+	tap_ok(!syncobj_wait(fd, so_h, 5000) && core_fence_info(fd, so_h, &st, &t) &&
 	       st == 1 && s[2].end, "the HIGH job completed");
 
 	/* 2: the other file's LOW job (its stamp 0) preempted, file closed */
@@ -134,10 +134,10 @@ int main(void)
 	tap_ok(!ret && !ctx_destroy(fd, hi),
 	       "destroy the HIGH context while its job runs");
 	ret = syncobj_wait(fd, so_h, 5000) ?: syncobj_wait(fd, so1, 5000);
-	tap_ok(!ret && sched_fence_info(fd, so_h, &st, &t) && st == 1 &&
+	tap_ok(!ret && core_fence_info(fd, so_h, &st, &t) && st == 1 &&
 	       sched_stamp_inside(&s[3], &s[4]),
 	       "the HIGH job on the engine finished, inside the LOW one");
-	tap_ok(sched_fence_info(fd, so1, &st, &t) && st == 1 &&
+	tap_ok(core_fence_info(fd, so1, &st, &t) && st == 1 &&
 	       sched_preemptions(fd, lo) == 1,
 	       "the LOW job resumed and completed");
 

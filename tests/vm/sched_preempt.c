@@ -188,8 +188,8 @@ int main(void)
 		       (unsigned long long)target->end,
 		       (unsigned long long)h->start,
 		       (unsigned long long)h->end);
-		tap_ok(sched_fence_info(fd, so_hi, &st_hi, &t_hi) &&
-		       sched_fence_info(fd, so_lo[arrival[r].target], &st_lo,
+		tap_ok(core_fence_info(fd, so_hi, &st_hi, &t_hi) &&
+		       core_fence_info(fd, so_lo[arrival[r].target], &st_lo,
 					&t_lo) &&
 		       st_hi == 1 && st_lo == 1 && t_hi < t_lo,
 		       "round %u: the HIGH job's fence signalled first", r);

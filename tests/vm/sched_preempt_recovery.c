@@ -118,7 +118,7 @@ int main(void)
 	       ((volatile uint32_t *)s)[256] == 0x600d && s[4].start > s[3].start,
 	       "a HIGH job arriving at the hung engine completes after the reset");
 	ret = syncobj_wait(fd, so, 5000) ||
-	      !sched_fence_info(fd, so, &status, &t);
+	      !core_fence_info(fd, so, &status, &t);
 	tap_ok(!ret && status == -ETIMEDOUT && !s[3].end,
 	       "the hung job's fence signals -ETIMEDOUT (status %d)", status);
 	ret = ctx_state(fd, hung, &st);

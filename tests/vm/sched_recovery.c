@@ -121,7 +121,7 @@ int main(void)
 	tap_ok(core_inject(SCHED_ENGINE, 1), "inject a hang into the HIGH job");
 
 	ret = syncobj_wait(fd2, so_g, 10000) ||
-	      !sched_fence_info(fd2, so_g, &status, &sig_ns);
+	      !core_fence_info(fd2, so_g, &status, &sig_ns);
 	tap_ok(!ret && status == -ETIMEDOUT && mark[1] == 0,
 	       "the hung job's fence signals -ETIMEDOUT (status %d)", status);
 	ret = ctx_state(fd2, g, &st);
@@ -171,7 +171,7 @@ int main(void)
 	tap_ok(!ret && !s[2].end && core_inject(SCHED_ENGINE, 3),
 	       "inject a fault into a NORMAL job that preempted a LOW one");
 	ret = syncobj_wait(fd2, so_f, 10000) ||
-	      !sched_fence_info(fd2, so_f, &status, &sig_ns);
+	      !core_fence_info(fd2, so_f, &status, &sig_ns);
 	tap_ok(!ret && status == -EIO && mark[1] != 4,
 	       "the faulted job's fence signals -EIO (status %d)", status);
 	ret = ctx_state(fd2, f, &st);

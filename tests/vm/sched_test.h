@@ -21,7 +21,6 @@
 
 #include <signal.h>
 
-#include <linux/sync_file.h>
 
 #include "core_test.h"
 
@@ -165,33 +164,6 @@ static inline uint64_t sched_busy_ns(int fd, uint32_t ctx)
 	struct drm_tern_context_get_state st;
 
 	return ctx_state(fd, ctx, &st) ? 0 : st.busy_ns;
-}
-
-/*
- * The fence of syncobj @so: false if it has not signalled, else its status
- * (1, or the job's negative error) in *@status and the time it signalled
- * (CLOCK_MONOTONIC ns) in *@ns.  Signal times give the order of fences.
- */
-static inline bool sched_fence_info(int fd, uint32_t so, int *status,
-				    uint64_t *ns)
-{
-	struct sync_fence_info fi;
-	struct sync_file_info info;
-	int sf = -1;
-	bool ok;
-
-	if (drmSyncobjExportSyncFile(fd, so, &sf))
-		return false;
-	memset(&fi, 0, sizeof(fi));
-	memset(&info, 0, sizeof(info));
-	info.num_fences = 1;
-	info.sync_fence_info = (uintptr_t)&fi;
-	ok = !ioctl(sf, SYNC_IOC_FILE_INFO, &info) && info.num_fences == 1 &&
-	     fi.status != 0;
-	close(sf);
-	*status = fi.status;
-	*ns = fi.timestamp_ns;
-	return ok;
 }
 
 /*

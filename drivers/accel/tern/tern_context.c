@@ -136,10 +136,8 @@ static const struct tern_sched_ctx_ops tern_context_sched_ops = {
 	.preempted = tern_context_job_preempted,
 };
 
-static void tern_context_release_work(struct work_struct *work)
+static void tern_context_free(struct tern_context *ctx)
 {
-	struct tern_context *ctx = container_of(work, struct tern_context,
-						release_work);
 	struct tern_device *tdev = ctx->tdev;
 
 	mutex_lock(&tdev->contexts_lock);
@@ -152,6 +150,17 @@ static void tern_context_release_work(struct work_struct *work)
 	mutex_destroy(&ctx->submit_lock);
 	kfree(ctx);
 	module_put(THIS_MODULE);
+}
+
+static void tern_context_release_work(struct work_struct *work)
+{
+	tern_context_free(container_of(work, struct tern_context, release_work));
+}
+
+/* The handle held the last reference: free the context at once. */
+static void tern_context_release_now(struct kref *ref)
+{
+	tern_context_free(container_of(ref, struct tern_context, ref));
 }
 
 /*
@@ -353,7 +362,12 @@ static void tern_context_close(struct tern_context *ctx)
 	 */
 	drm_sched_entity_destroy(&ctx->entity);
 	atomic_dec(&ctx->sched->ctx_count);
-	tern_context_put(ctx);
+	/*
+	 * In process context here: when no job holds the context any more,
+	 * it goes before the ioctl or the file's release returns (a device
+	 * removed and rescanned right after gets its minor back).
+	 */
+	kref_put(&ctx->ref, tern_context_release_now);
 }
 
 /* Keep the device time of a context that leaves the file; file lock held. */
