@@ -223,13 +223,18 @@ bool tern_context_usable(struct tern_context *ctx)
 	return usable;
 }
 
-/* the engine of @class with the fewest contexts */
+/*
+ * The engine of @class with the fewest contexts, counted as taken by the new
+ * one before anyone else looks: contexts created at the same time spread
+ * over the engines.  The caller gives the count back if the creation fails.
+ */
 static struct tern_sched *tern_context_pick_engine(struct tern_device *tdev,
 						   u32 class)
 {
 	struct tern_sched *best = NULL;
 	unsigned int i;
 
+	mutex_lock(&tdev->contexts_lock);
 	for (i = 0; i < tdev->engine_count; i++) {
 		struct tern_sched *s = &tdev->sched[i];
 
@@ -238,6 +243,9 @@ static struct tern_sched *tern_context_pick_engine(struct tern_device *tdev,
 		if (!best || atomic_read(&s->ctx_count) < atomic_read(&best->ctx_count))
 			best = s;
 	}
+	if (best)
+		atomic_inc(&best->ctx_count);
+	mutex_unlock(&tdev->contexts_lock);
 	return best;
 }
 
@@ -282,7 +290,7 @@ int tern_context_create_ioctl(struct drm_device *drm, void *data,
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 	if (!ctx) {
 		ret = -ENOMEM;
-		goto out_exit;
+		goto out_uncount;
 	}
 	kref_init(&ctx->ref);
 	__module_get(THIS_MODULE);	/* dropped by the release work */
@@ -324,7 +332,6 @@ int tern_context_create_ioctl(struct drm_device *drm, void *data,
 		goto out_unlock;
 	tfile->context_count++;
 	ctx->vm = tern_vm_get(tfile->vm);
-	atomic_inc(&sched->ctx_count);
 	mutex_lock(&tdev->contexts_lock);
 	list_add_tail(&ctx->link, &tdev->contexts);
 	mutex_unlock(&tdev->contexts_lock);
@@ -343,6 +350,8 @@ out_free:
 	mutex_destroy(&ctx->submit_lock);
 	kfree(ctx);
 	module_put(THIS_MODULE);
+out_uncount:
+	atomic_dec(&sched->ctx_count);
 out_exit:
 	drm_dev_exit(idx);
 	return ret;

@@ -51,7 +51,8 @@
  * @engines: the engines
  * @sched: the scheduler of each engine
  * @contexts: every context of the device, for debugfs
- * @contexts_lock: protects @contexts
+ * @contexts_lock: protects @contexts, and makes placing a new context on
+ *	the engine with the fewest contexts one step
  * @next_ctx_tag: last context tag handed out
  * @latch_lock: serialises reads of latching 64-bit counters (CLOCK,
  *	BUSY_NS, RUN_NS), which share one latch in the device
@@ -88,7 +89,7 @@ struct tern_device {
 	struct tern_sched sched[TERN_MAX_ENGINES];
 
 	struct list_head contexts;
-	struct mutex contexts_lock; /* protects @contexts */
+	struct mutex contexts_lock; /* see above */
 	atomic_t next_ctx_tag;
 
 	spinlock_t latch_lock; /* see tern_read_counter64() */

@@ -50,7 +50,7 @@
  * - &tern_file.lock (contexts of a file)
  * - &tern_context.submit_lock (closed flag, seqno, arm and push of a job)
  * - reservation objects of the VM and the BOs (ww-locked together)
- * - &tern_device.contexts_lock (debugfs list)
+ * - &tern_device.contexts_lock (debugfs list, placement of new contexts)
  * - &tern_device.sched_params_lock (debugfs writes of the scheduler's
  *   tunables), or the raw_nop lock of debugfs then &tern_device.reset_lock
  *
