@@ -409,11 +409,13 @@ static void op_bo_info_mmap(struct worker *w, struct file *f)
 	i.handle = valid ? f->bo[b].handle : bogus_handle(w);
 	if (chance(w, 8))
 		i.flags = rnd(w) | 1;
-	if (i.flags)
+	if (chance(w, 8))
+		i.pad = rnd(w) | 1;
+	if (i.flags || i.pad)
 		ex(&e, EINVAL);
 	if (!valid)
 		ex(&e, ENOENT);
-	if (valid && !i.flags)
+	if (valid && !i.flags && !i.pad)
 		ex(&e, OK);
 	ret = arg_ioctl(w, fd_of(w, f), DRM_IOCTL_TERN_BO_INFO, &i, sizeof(i), k, &e);
 	record(w, &e, ret);

@@ -762,10 +762,10 @@ struct drm_tern_bo_create {
  * @mmap_offset: out: offset to pass to mmap() on the device file to map the
  *	BO into the CPU (MAP_SHARED, any protection)
  * @placement: out: enum drm_tern_bo_placement
- * @pad: out: 0
+ * @pad: in: must be 0
  *
- * Errors: -EINVAL flags not 0; -ENOENT no such handle; -ENOMEM; -ENODEV the
- * device is gone.
+ * Errors: -EINVAL flags or pad not 0; -ENOENT no such handle; -ENOMEM;
+ * -ENODEV the device is gone.
  */
 struct drm_tern_bo_info {
 	__u32 handle;
