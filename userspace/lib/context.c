@@ -90,9 +90,11 @@ int tern_context_create(struct tern_device *dev, const struct tern_context_param
 		/* -ENODEV: no engine of the class, or no device any more */
 		if (ret == -ENODEV && has_class(dev, params->engine_class))
 			msg = tern_ioctl_errmsg(TERN_IOC_GET_INFO, ret);
-		tern_seterr(ret, "creating a %s-priority %s context: %s",
+		tern_seterr(ret, "creating a %s-priority %s context of weight %u: %s",
 			    priority_names[params->priority],
-			    class_names[params->engine_class], msg ? msg : tern_strerror(ret));
+			    class_names[params->engine_class],
+			    params->weight ? params->weight : TERN_WEIGHT_DEFAULT,
+			    msg ? msg : tern_strerror(ret));
 		free(ctx);
 		return ret;
 	}

@@ -213,6 +213,23 @@ static struct tern_sched *tern_context_pick_engine(struct tern_device *tdev,
 	return best;
 }
 
+/*
+ * A context above the defaults (priority above NORMAL, weight above
+ * DRM_TERN_WEIGHT_DEFAULT) takes device time from every other user of the
+ * engine, so it needs CAP_SYS_NICE, as raising a task's priority does;
+ * lowering is free.  This is amdgpu_ctx_priority_permit()'s rule without its
+ * DRM-master exception: an accel file is never a DRM master.
+ */
+static int tern_context_permit(u32 priority, u32 weight)
+{
+	if (priority <= DRM_TERN_PRIORITY_NORMAL &&
+	    weight <= DRM_TERN_WEIGHT_DEFAULT)
+		return 0;
+	if (capable(CAP_SYS_NICE))
+		return 0;
+	return -EACCES;
+}
+
 /**
  * tern_context_create_ioctl() - DRM_IOCTL_TERN_CONTEXT_CREATE
  * @drm: the DRM device
@@ -238,8 +255,9 @@ int tern_context_create_ioctl(struct drm_device *drm, void *data,
 	    args->timeout_ms > TERN_MAX_TIMEOUT_MS ||
 	    args->weight > DRM_TERN_WEIGHT_MAX || args->pad)
 		return -EINVAL;
-	if (args->priority == DRM_TERN_PRIORITY_HIGH && !capable(CAP_SYS_NICE))
-		return -EPERM;
+	ret = tern_context_permit(args->priority, args->weight);
+	if (ret)
+		return ret;
 	timeout_ms = args->timeout_ms ?: TERN_DEFAULT_TIMEOUT_MS;
 
 	if (!drm_dev_enter(drm, &idx))

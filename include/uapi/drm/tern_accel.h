@@ -446,6 +446,12 @@ struct drm_tern_get_info {
  * @DRM_TERN_PRIORITY_LOW: background work
  * @DRM_TERN_PRIORITY_NORMAL: the default
  * @DRM_TERN_PRIORITY_HIGH: latency-sensitive work; needs CAP_SYS_NICE
+ *
+ * Raising a context above the defaults, %DRM_TERN_PRIORITY_NORMAL and
+ * %DRM_TERN_WEIGHT_DEFAULT, takes device time from every other user of the
+ * engine, so, as raising a task's CPU priority does, it needs CAP_SYS_NICE
+ * in the task that calls DRM_IOCTL_TERN_CONTEXT_CREATE (whichever task
+ * opened the file); lowering (%DRM_TERN_PRIORITY_LOW) is free.
  */
 enum drm_tern_priority {
 	DRM_TERN_PRIORITY_LOW = 0,
@@ -471,14 +477,16 @@ enum drm_tern_priority {
  *	priority on the engine: contexts with work waiting get device time in
  *	proportion to their weights (a context of weight 2 gets twice the
  *	time of one of weight 1).  0 picks %DRM_TERN_WEIGHT_DEFAULT; at most
- *	%DRM_TERN_WEIGHT_MAX.  Ignored by the ``fifo`` scheduling policy.
+ *	%DRM_TERN_WEIGHT_MAX; above %DRM_TERN_WEIGHT_DEFAULT needs
+ *	CAP_SYS_NICE.  Ignored by the ``fifo`` scheduling policy.
  * @pad: must be 0
  *
  * Errors: -EINVAL flags, priority, engine class, timeout or weight out of
  * range, or pad not 0;
- * -EPERM %DRM_TERN_PRIORITY_HIGH without CAP_SYS_NICE; -ENODEV no engine of
- * that class; -EMFILE the file already has &drm_tern_get_info.max_contexts
- * contexts; -ENOMEM.
+ * -EACCES %DRM_TERN_PRIORITY_HIGH, or @weight above %DRM_TERN_WEIGHT_DEFAULT,
+ * and the caller lacks CAP_SYS_NICE (the range checks come first);
+ * -ENODEV no engine of that class; -EMFILE the file already has
+ * &drm_tern_get_info.max_contexts contexts; -ENOMEM.
  */
 struct drm_tern_context_create {
 	__u32 flags;

@@ -190,7 +190,7 @@ TERN_API int tern_device_clock(struct tern_device *dev, uint64_t *ns);
 enum tern_priority {
 	TERN_PRIORITY_LOW = 0,
 	TERN_PRIORITY_NORMAL = 1,
-	TERN_PRIORITY_HIGH = 2,		/* needs CAP_SYS_NICE */
+	TERN_PRIORITY_HIGH = 2,		/* needs CAP_SYS_NICE (-EACCES) */
 };
 
 /**
@@ -203,8 +203,9 @@ enum tern_priority {
  * @weight: share of device time against the other contexts of the same
  *	priority on the engine: contexts with work waiting get device time in
  *	proportion to their weights (weight 2 gets twice the time of weight
- *	1).  0 for TERN_WEIGHT_DEFAULT, at most TERN_WEIGHT_MAX.  The driver's
- *	``fifo`` scheduling policy ignores it.
+ *	1).  0 for TERN_WEIGHT_DEFAULT, at most TERN_WEIGHT_MAX; above
+ *	TERN_WEIGHT_DEFAULT needs CAP_SYS_NICE.  The driver's ``fifo``
+ *	scheduling policy ignores it.
  *
  * Passing NULL to tern_context_create() means NORMAL priority, COMPUTE,
  * default timeout, default weight.  Zero-initialise the structure so that
@@ -227,8 +228,9 @@ struct tern_context_params {
  * @params: parameters, or NULL for the defaults
  * @ctxp: out: the context
  *
- * Errors: -EINVAL priority, class, timeout or weight out of range; -EPERM HIGH
- * priority without CAP_SYS_NICE; -ENODEV no engine of that class, or the
+ * Errors: -EINVAL priority, class, timeout or weight out of range; -EACCES
+ * HIGH priority or a weight above TERN_WEIGHT_DEFAULT without CAP_SYS_NICE
+ * (lowering the priority needs nothing); -ENODEV no engine of that class, or the
  * device is gone; -EMFILE the device already has
  * &tern_device_info.max_contexts contexts open; -ENOMEM.
  */
