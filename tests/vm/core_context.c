@@ -83,7 +83,7 @@ int main(void)
 	int fd, fd2, ret, status, pfd[2];
 	pid_t pid;
 
-	tap_plan(26 + 2 * NPRIV + 1);
+	tap_plan(27 + 2 * NPRIV + 1);
 	fd = tern_test_open();
 	if (!tap_ok(fd >= 0, "open the device") || core_get_info(fd, &info))
 		return tap_exit_status();
@@ -122,9 +122,12 @@ int main(void)
 	ctx_destroy(fd, h[0]);
 
 	memset(&cc, 0, sizeof(cc));
-	cc.flags = 1;
+	cc.flags = DRM_TERN_CONTEXT_CREATE_ENGINE << 1;
 	tap_errno(mem_ioctl(fd, DRM_IOCTL_TERN_CONTEXT_CREATE, &cc), -EINVAL,
-		  "create with flags");
+		  "create with an unknown flag");
+	cc.flags = 1u << 31;
+	tap_errno(mem_ioctl(fd, DRM_IOCTL_TERN_CONTEXT_CREATE, &cc), -EINVAL,
+		  "create with flag bit 31");
 	tap_errno(ctx_create(fd, 3, DRM_TERN_ENGINE_CLASS_COMPUTE, 0, NULL),
 		  -EINVAL, "create with priority 3");
 	tap_errno(ctx_create(fd, 1, 2, 0, NULL), -EINVAL,

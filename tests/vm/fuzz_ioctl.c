@@ -615,11 +615,24 @@ static void op_ctx_create(struct worker *w, struct file *f)
 	struct expect e;
 	enum ptr_kind k = pick_ptr(w, 8);
 	bool bad = false;
+	uint32_t asked;
 	int ret;
 
 	ex_init(&e, "CONTEXT_CREATE");
+	if (chance(w, 20)) {
+		/* a named engine: mostly one that exists, of either class */
+		c.flags = DRM_TERN_CONTEXT_CREATE_ENGINE;
+		c.engine = chance(w, 85) ? below(w, info.engine_count) : rnd(w);
+		if (c.engine >= info.engine_count ||
+		    info.engine_class[c.engine] != c.engine_class) {
+			ex(&e, EINVAL);
+			bad = true;
+		}
+	} else if (chance(w, 10)) {
+		c.engine = rnd(w);	/* not read without the flag */
+	}
 	if (chance(w, 6)) {
-		c.flags = rnd(w) | 1;
+		c.flags = rnd(w) | 2;	/* an unknown flag */
 		ex(&e, EINVAL);
 		bad = true;
 	}
@@ -645,11 +658,14 @@ static void op_ctx_create(struct worker *w, struct file *f)
 	}
 	if (!bad && f->nctx == MAX_CTX)
 		return;
+	asked = c.engine;
 	ret = arg_ioctl(w, fd_of(w, f), DRM_IOCTL_TERN_CONTEXT_CREATE, &c, sizeof(c), k, &e);
 	record(w, &e, ret);
 	if (!ret) {
 		if (!w->child && (!c.handle || c.engine >= info.engine_count ||
-				  info.engine_class[c.engine] != c.engine_class)) {
+				  info.engine_class[c.engine] != c.engine_class ||
+				  (c.flags == DRM_TERN_CONTEXT_CREATE_ENGINE &&
+				   c.engine != asked))) {
 			ex_init(&e, "CONTEXT_CREATE handle/engine");
 			record(w, &e, -EPROTO);
 		}

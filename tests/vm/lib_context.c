@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
- * lib_context: contexts of every priority, engine class and weight, their
- * limits and state, and the errors libtern reports for bad parameters, a
+ * lib_context: contexts of every priority, engine class and weight, on an
+ * engine of their choice, their limits and state, and the errors libtern reports for bad parameters, a
  * missing privilege and too many contexts.
  *
  * tern-vm: timeout=90
@@ -70,6 +70,46 @@ int main(void)
 	tap_ok(ret == -EINVAL && !ctx && strstr(tern_last_error(), "weight 65"),
 	       "weight %u: -EINVAL, \"%s\"", TERN_WEIGHT_MAX + 1, tern_last_error());
 	p.weight = 0;
+
+	/* a chosen engine: each one, then ones that do not fit */
+	for (i = 0; i < info->engine_count; i++) {
+		struct tern_context *on[3] = { NULL };
+		unsigned int j, right = 0;
+
+		p.flags = TERN_CONTEXT_ENGINE;
+		p.engine = i;
+		p.engine_class = info->engine_class[i];
+		for (j = 0; j < 3; j++)
+			right += !tern_context_create(dev, &p, &on[j]) &&
+				 tern_context_engine(on[j]) == i;
+		tap_ok(right == 3, "three contexts asking for engine %u (class %u) run on it "
+		       "(%u of 3): %s", i, p.engine_class, right, tern_last_error());
+		for (j = 0; j < 3; j++)
+			tern_context_destroy(on[j]);
+	}
+	p.engine = info->engine_count;
+	p.engine_class = TERN_ENGINE_COMPUTE;
+	ctx = (void *)1;
+	ret = tern_context_create(dev, &p, &ctx);
+	tap_ok(ret == -EINVAL && !ctx && strstr(tern_last_error(), "engine"),
+	       "engine %u (one past the last): -EINVAL, \"%s\"", p.engine, tern_last_error());
+	p.engine = info->engine_count - 1;	/* the copy engine */
+	ret = tern_context_create(dev, &p, &ctx);
+	tap_ok(ret == -EINVAL && !ctx && strstr(tern_last_error(), "not a compute engine"),
+	       "the copy engine as a compute engine: -EINVAL, \"%s\"", tern_last_error());
+	p.flags = 1u << 7;
+	p.engine = 0;
+	ret = tern_context_create(dev, &p, &ctx);
+	tap_ok(ret == -EINVAL && !ctx && strstr(tern_last_error(), "flags"),
+	       "an unknown flag: -EINVAL, \"%s\"", tern_last_error());
+	p.flags = 0;
+	p.engine = info->engine_count - 1;	/* not read without the flag */
+	ret = tern_context_create(dev, &p, &ctx);
+	tap_ok(ret == 0 && tern_context_engine(ctx) < info->compute_engine_count,
+	       "without the flag the engine field is not read (engine %u)",
+	       ret ? 99 : tern_context_engine(ctx));
+	tern_context_destroy(ctx);
+	p.engine = 0;
 
 	p.timeout_ms = info->max_timeout_ms + 1;
 	ctx = (void *)1;

@@ -2,8 +2,9 @@
 /*
  * Copyright (c) 2026 The tern authors
  *
- * context.c - contexts: creation with a priority, engine class and weight,
- * state queries and the names of what can happen to a context.
+ * context.c - contexts: creation with a priority, engine class (or a chosen
+ * engine) and weight, state queries and the names of what can happen to a
+ * context.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@ _Static_assert((int)TERN_REASON_NONE == DRM_TERN_REASON_NONE &&
 _Static_assert(TERN_WEIGHT_DEFAULT == DRM_TERN_WEIGHT_DEFAULT &&
 	       TERN_WEIGHT_MAX == DRM_TERN_WEIGHT_MAX, "weights");
 _Static_assert((int)TERN_DEVICE_MAX_ENGINES == DRM_TERN_MAX_ENGINES, "engine count");
+_Static_assert(TERN_CONTEXT_ENGINE == DRM_TERN_CONTEXT_CREATE_ENGINE, "context flags");
 _Static_assert((int)TERN_CAP_SINGLE_USE == DRM_TERN_CAP_SINGLE_USE &&
 	       (int)TERN_CAP_FAULT_INJECT == DRM_TERN_CAP_FAULT_INJECT, "caps");
 
@@ -70,6 +72,17 @@ int tern_context_create(struct tern_device *dev, const struct tern_context_param
 		return tern_seterr(-EINVAL, "context: weight %u out of range (1 to %u, "
 				   "or 0 for the default %u)", params->weight,
 				   TERN_WEIGHT_MAX, TERN_WEIGHT_DEFAULT);
+	if (params->flags & ~TERN_CONTEXT_ENGINE)
+		return tern_seterr(-EINVAL, "context: unknown flags 0x%x", params->flags);
+	if ((params->flags & TERN_CONTEXT_ENGINE) &&
+	    (params->engine >= dev->info.engine_count ||
+	     params->engine >= TERN_DEVICE_MAX_ENGINES ||
+	     dev->info.engine_class[params->engine] != params->engine_class))
+		return tern_seterr(-EINVAL, "context: engine %u is not a %s engine of the "
+				   "device (it has %u engines; tern_device_info() lists "
+				   "their classes)", params->engine,
+				   class_names[params->engine_class],
+				   dev->info.engine_count);
 	if (dev->info.max_timeout_ms && params->timeout_ms > dev->info.max_timeout_ms)
 		return tern_seterr(-EINVAL, "context: timeout %u ms above the device's "
 				   "maximum of %u ms", params->timeout_ms,
@@ -82,6 +95,10 @@ int tern_context_create(struct tern_device *dev, const struct tern_context_param
 	args.engine_class = params->engine_class;
 	args.timeout_ms = params->timeout_ms;
 	args.weight = params->weight;
+	if (params->flags & TERN_CONTEXT_ENGINE) {
+		args.flags = DRM_TERN_CONTEXT_CREATE_ENGINE;
+		args.engine = params->engine;
+	}
 	ret = tern_ioctl(dev, DRM_IOCTL_TERN_CONTEXT_CREATE, &args,
 			 TERN_IOC_CONTEXT_CREATE, "creating a context");
 	if (ret) {

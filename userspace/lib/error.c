@@ -85,7 +85,8 @@ static const struct errmsg vm_bind_msgs[] = {
 };
 
 static const struct errmsg ctx_create_msgs[] = {
-	{ EINVAL, "priority, engine class, timeout or weight out of range" },
+	{ EINVAL, "priority, engine class, engine, timeout, weight or flags out of range "
+		  "(driver older than interface 1.1 for a chosen engine?)" },
 	{ EACCES, "a priority above normal or a weight above the default needs "
 		  "CAP_SYS_NICE" },
 	{ ENODEV, "the device has no engine of that class" },

@@ -5,6 +5,8 @@
 
 #include <linux/capability.h>
 #include <linux/dma-fence.h>
+#include <linux/err.h>
+#include <linux/nospec.h>
 #include <linux/slab.h>
 
 #include <drm/drm_drv.h>
@@ -22,9 +24,11 @@
  * DOC: contexts
  *
  * A context is a queue of work for one engine, created by an open file with
- * a priority, an engine class and a hang timeout.  At creation it is bound
- * to the engine of its class that has the fewest contexts, for its whole
- * life, and gets a drm_sched entity on that engine's scheduler.
+ * a priority, an engine class and a hang timeout.  At creation it is bound,
+ * for its whole life, to the engine the caller named
+ * (DRM_TERN_CONTEXT_CREATE_ENGINE) or else to the engine of its class that
+ * has the fewest contexts at that moment, and gets a drm_sched entity on
+ * that engine's scheduler.
  *
  * A context is reference counted: its handle in the file holds one
  * reference and every job that has not been freed holds one, so a context
@@ -47,6 +51,9 @@
  * policy's starvation bound.
  */
 #define TERN_DRM_SCHED_PRIORITY	DRM_SCHED_PRIORITY_NORMAL
+
+/* every flag of DRM_IOCTL_TERN_CONTEXT_CREATE that this version knows */
+#define TERN_CONTEXT_CREATE_FLAGS	DRM_TERN_CONTEXT_CREATE_ENGINE
 
 static struct tern_context *sctx_to_ctx(struct tern_sched_ctx *sctx)
 {
@@ -195,12 +202,29 @@ bool tern_context_usable(struct tern_context *ctx)
 	return usable;
 }
 
-/* the engine of @class with the fewest contexts */
-static struct tern_sched *tern_context_pick_engine(struct tern_device *tdev,
-						   u32 class)
+/*
+ * The engine a new context runs on: with DRM_TERN_CONTEXT_CREATE_ENGINE the
+ * one the caller named, which must exist and be of @class (ERR_PTR(-EINVAL)
+ * otherwise); else the engine of @class with the fewest contexts (NULL if
+ * the device has none).
+ */
+static struct tern_sched *
+tern_context_pick_engine(struct tern_device *tdev,
+			 const struct drm_tern_context_create *args)
 {
+	u32 class = args->engine_class;
 	struct tern_sched *best = NULL;
 	unsigned int i;
+
+	if (args->flags & DRM_TERN_CONTEXT_CREATE_ENGINE) {
+		if (args->engine >= tdev->engine_count)
+			return ERR_PTR(-EINVAL);
+		/* a user index: no speculative access past the engines */
+		i = array_index_nospec(args->engine, tdev->engine_count);
+		if (tdev->engines[i].class != class)
+			return ERR_PTR(-EINVAL);
+		return &tdev->sched[i];
+	}
 
 	for (i = 0; i < tdev->engine_count; i++) {
 		struct tern_sched *s = &tdev->sched[i];
@@ -250,7 +274,8 @@ int tern_context_create_ioctl(struct drm_device *drm, void *data,
 	u32 timeout_ms;
 	int ret, idx;
 
-	if (args->flags || args->priority > DRM_TERN_PRIORITY_HIGH ||
+	if ((args->flags & ~TERN_CONTEXT_CREATE_FLAGS) ||
+	    args->priority > DRM_TERN_PRIORITY_HIGH ||
 	    args->engine_class > DRM_TERN_ENGINE_CLASS_COPY ||
 	    args->timeout_ms > TERN_MAX_TIMEOUT_MS ||
 	    args->weight > DRM_TERN_WEIGHT_MAX || args->pad)
@@ -263,9 +288,9 @@ int tern_context_create_ioctl(struct drm_device *drm, void *data,
 	if (!drm_dev_enter(drm, &idx))
 		return -ENODEV;
 
-	sched = tern_context_pick_engine(tdev, args->engine_class);
-	if (!sched) {
-		ret = -ENODEV;
+	sched = tern_context_pick_engine(tdev, args);
+	if (IS_ERR_OR_NULL(sched)) {
+		ret = sched ? PTR_ERR(sched) : -ENODEV;
 		goto out_exit;
 	}
 

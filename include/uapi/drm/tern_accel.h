@@ -460,11 +460,20 @@ enum drm_tern_priority {
 };
 
 /**
+ * DRM_TERN_CONTEXT_CREATE_ENGINE - &drm_tern_context_create.flags: place the
+ * context on the engine named by &drm_tern_context_create.engine instead of
+ * letting the driver choose
+ */
+#define DRM_TERN_CONTEXT_CREATE_ENGINE	(1u << 0)
+
+/**
  * struct drm_tern_context_create - DRM_IOCTL_TERN_CONTEXT_CREATE
- * @flags: in: must be 0
+ * @flags: in: 0, or %DRM_TERN_CONTEXT_CREATE_ENGINE
  * @priority: in: enum drm_tern_priority
- * @engine_class: in: enum drm_tern_engine_class; the driver places the
- *	context on one engine of that class for its whole life
+ * @engine_class: in: enum drm_tern_engine_class; the context runs on one
+ *	engine of that class for its whole life: the one @engine names with
+ *	%DRM_TERN_CONTEXT_CREATE_ENGINE, else the one of the class that has
+ *	the fewest contexts (of any file) when the context is created
  * @timeout_ms: in: hang timeout: a job of this context that makes no
  *	progress (the engine's progress counter does not move) for this long
  *	is declared hung, the engine is reset and the context banned.  Long
@@ -472,7 +481,11 @@ enum drm_tern_priority {
  *	&drm_tern_get_info.default_timeout_ms; at most
  *	&drm_tern_get_info.max_timeout_ms.
  * @handle: out: the context's handle, non-zero, valid in this file only
- * @engine: out: the engine the context runs on
+ * @engine: in: with %DRM_TERN_CONTEXT_CREATE_ENGINE, the engine to run on:
+ *	an index below &drm_tern_get_info.engine_count whose
+ *	&drm_tern_get_info.engine_class entry is @engine_class; without the
+ *	flag, ignored.  out: the engine the context runs on (the same
+ *	numbering)
  * @weight: in: share of engine time against the other contexts of the same
  *	priority on the engine: contexts with work waiting get device time in
  *	proportion to their weights (a context of weight 2 gets twice the
@@ -481,8 +494,9 @@ enum drm_tern_priority {
  *	CAP_SYS_NICE.  Ignored by the ``fifo`` scheduling policy.
  * @pad: must be 0
  *
- * Errors: -EINVAL flags, priority, engine class, timeout or weight out of
- * range, or pad not 0;
+ * Errors: -EINVAL unknown flags, priority, engine class, timeout or weight
+ * out of range, pad not 0, or with %DRM_TERN_CONTEXT_CREATE_ENGINE an
+ * @engine the device does not have or of another class than @engine_class;
  * -EACCES %DRM_TERN_PRIORITY_HIGH, or @weight above %DRM_TERN_WEIGHT_DEFAULT,
  * and the caller lacks CAP_SYS_NICE (the range checks come first);
  * -ENODEV no engine of that class; -EMFILE the file already has

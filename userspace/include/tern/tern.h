@@ -196,8 +196,10 @@ enum tern_priority {
 /**
  * struct tern_context_params - how to create a context
  * @priority: enum tern_priority
- * @engine_class: enum tern_engine_class; the driver picks one engine of
- *	that class for the context's whole life (tern_context_engine())
+ * @engine_class: enum tern_engine_class; the context runs on one engine of
+ *	that class for its whole life (tern_context_engine()): the one
+ *	@engine names with TERN_CONTEXT_ENGINE in @flags, else the one the
+ *	driver picks (the engine of the class with the fewest contexts)
  * @timeout_ms: hang timeout: a job making no progress this long is killed
  *	and the context banned; 0 for the device's default
  * @weight: share of device time against the other contexts of the same
@@ -206,6 +208,10 @@ enum tern_priority {
  *	1).  0 for TERN_WEIGHT_DEFAULT, at most TERN_WEIGHT_MAX; above
  *	TERN_WEIGHT_DEFAULT needs CAP_SYS_NICE.  The driver's ``fifo``
  *	scheduling policy ignores it.
+ * @flags: 0, or TERN_CONTEXT_ENGINE
+ * @engine: with TERN_CONTEXT_ENGINE, the engine to run on: an index below
+ *	&tern_device_info.engine_count whose &tern_device_info.engine_class
+ *	entry is @engine_class; ignored without the flag
  *
  * Passing NULL to tern_context_create() means NORMAL priority, COMPUTE,
  * default timeout, default weight.  Zero-initialise the structure so that
@@ -216,7 +222,12 @@ struct tern_context_params {
 	uint32_t engine_class;
 	uint32_t timeout_ms;
 	uint32_t weight;
+	uint32_t flags;
+	uint32_t engine;
 };
+
+/** tern_context_params.flags: run on tern_context_params.engine. */
+#define TERN_CONTEXT_ENGINE	(1u << 0)
 
 /** Weight of a context created with weight 0, and the largest weight. */
 #define TERN_WEIGHT_DEFAULT	1
@@ -228,7 +239,8 @@ struct tern_context_params {
  * @params: parameters, or NULL for the defaults
  * @ctxp: out: the context
  *
- * Errors: -EINVAL priority, class, timeout or weight out of range; -EACCES
+ * Errors: -EINVAL priority, class, timeout or weight out of range, unknown
+ * flags, or an engine the device does not have or of another class; -EACCES
  * HIGH priority or a weight above TERN_WEIGHT_DEFAULT without CAP_SYS_NICE
  * (lowering the priority needs nothing); -ENODEV no engine of that class, or the
  * device is gone; -EMFILE the device already has
