@@ -731,6 +731,9 @@ struct drm_tern_submit {
  * BOs are shared between files and processes with dma-buf (PRIME:
  * DRM_IOCTL_PRIME_HANDLE_TO_FD and DRM_IOCTL_PRIME_FD_TO_HANDLE), and mapped
  * into the CPU with mmap() on the device file at &drm_tern_bo_info.mmap_offset.
+ * The DRM core's global names (DRM_IOCTL_GEM_FLINK, DRM_IOCTL_GEM_OPEN) work
+ * too, but only in files opened with CAP_SYS_ADMIN (-EACCES otherwise): an
+ * accel node has no DRM master to authenticate other files.  Use PRIME.
  */
 
 /** DRM_TERN_PAGE_SIZE - granule of BO sizes, offsets and VAs */
