@@ -7,6 +7,8 @@
 #   - sparse (C=2) over the whole driver: no warnings
 #   - the driver builds with W=1 and -Werror (build-module.sh)
 #   - userspace (VM tests, library, tools) builds with -Wall -Wextra -Werror
+#   - every repository file the documentation cites exists
+#     (check-doc-refs.py)
 # Writes "passed failed skipped" to build/results/check.txt.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -63,6 +65,13 @@ if make -s -C "$TERN_TOP" userspace >"$log" 2>&1; then
 else
 	tail -40 "$log"
 	result FAIL "userspace builds with -Wall -Wextra -Werror"
+fi
+
+if "$TERN_TOP/scripts/check-doc-refs.py" "$TERN_TOP" >"$log" 2>&1; then
+	result OK "the docs cite only files of the repository"
+else
+	cat "$log"
+	result FAIL "the docs cite only files of the repository"
 fi
 rm -f "$log"
 

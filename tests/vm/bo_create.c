@@ -105,6 +105,10 @@ int main(void)
 	ret = bo_create(fd, 4096, &h1);
 	in = (struct drm_tern_bo_info){ .handle = h1, .flags = 1 };
 	tap_errno(ret ? ret : info(fd, &in), -EINVAL, "info with a flag");
+	in = (struct drm_tern_bo_info){ .handle = h1, .pad = 1 };
+	tap_errno(ret ? ret : info(fd, &in), -EINVAL, "info with pad not zero");
+	in = (struct drm_tern_bo_info){ .handle = h1, .pad = 0x80000000u };
+	tap_errno(ret ? ret : info(fd, &in), -EINVAL, "info with pad bit 31 set");
 	tap_errno(bo_close(fd, 0xdeadbeef), -EINVAL, "GEM_CLOSE of a bad handle");
 
 	/* A handle is local to its file. */

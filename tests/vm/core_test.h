@@ -33,39 +33,30 @@ static inline int ctx_create(int fd, uint32_t prio, uint32_t class,
 }
 
 /*
- * A context of @prio and @class on engine @engine: contexts are created
- * until one lands there (the driver picks the engine), the others are
- * destroyed again.
+ * A context of @prio and @class on engine @engine, named at creation
+ * (DRM_TERN_CONTEXT_CREATE_ENGINE); -EPROTO if the driver put it elsewhere.
  */
 static inline int ctx_create_class_on(int fd, uint32_t prio, uint32_t class,
 				      uint32_t timeout_ms, uint32_t engine,
 				      uint32_t *handle)
 {
-	uint32_t spare[16], nspare = 0;
-	int ret = -ENODEV;
+	struct drm_tern_context_create c = {
+		.flags = DRM_TERN_CONTEXT_CREATE_ENGINE,
+		.priority = prio,
+		.engine_class = class,
+		.timeout_ms = timeout_ms,
+		.engine = engine,
+	};
+	int ret = mem_ioctl(fd, DRM_IOCTL_TERN_CONTEXT_CREATE, &c);
 
-	while (nspare < 16) {
-		struct drm_tern_context_create c = {
-			.priority = prio,
-			.engine_class = class,
-			.timeout_ms = timeout_ms,
-		};
-
-		ret = mem_ioctl(fd, DRM_IOCTL_TERN_CONTEXT_CREATE, &c);
-		if (ret)
-			break;
-		if (c.engine == engine) {
-			*handle = c.handle;
-			break;
-		}
-		spare[nspare++] = c.handle;
-		ret = -ENODEV;
-	}
-	while (nspare) {
-		struct drm_tern_context_destroy d = { .handle = spare[--nspare] };
+	if (!ret && c.engine != engine) {
+		struct drm_tern_context_destroy d = { .handle = c.handle };
 
 		mem_ioctl(fd, DRM_IOCTL_TERN_CONTEXT_DESTROY, &d);
+		return -EPROTO;
 	}
+	if (!ret)
+		*handle = c.handle;
 	return ret;
 }
 

@@ -409,11 +409,13 @@ static void op_bo_info_mmap(struct worker *w, struct file *f)
 	i.handle = valid ? f->bo[b].handle : bogus_handle(w);
 	if (chance(w, 8))
 		i.flags = rnd(w) | 1;
-	if (i.flags)
+	if (chance(w, 8))
+		i.pad = rnd(w) | 1;
+	if (i.flags || i.pad)
 		ex(&e, EINVAL);
 	if (!valid)
 		ex(&e, ENOENT);
-	if (valid && !i.flags)
+	if (valid && !i.flags && !i.pad)
 		ex(&e, OK);
 	ret = arg_ioctl(w, fd_of(w, f), DRM_IOCTL_TERN_BO_INFO, &i, sizeof(i), k, &e);
 	record(w, &e, ret);
@@ -613,11 +615,24 @@ static void op_ctx_create(struct worker *w, struct file *f)
 	struct expect e;
 	enum ptr_kind k = pick_ptr(w, 8);
 	bool bad = false;
+	uint32_t asked;
 	int ret;
 
 	ex_init(&e, "CONTEXT_CREATE");
+	if (chance(w, 20)) {
+		/* a named engine: mostly one that exists, of either class */
+		c.flags = DRM_TERN_CONTEXT_CREATE_ENGINE;
+		c.engine = chance(w, 85) ? below(w, info.engine_count) : rnd(w);
+		if (c.engine >= info.engine_count ||
+		    info.engine_class[c.engine] != c.engine_class) {
+			ex(&e, EINVAL);
+			bad = true;
+		}
+	} else if (chance(w, 10)) {
+		c.engine = rnd(w);	/* not read without the flag */
+	}
 	if (chance(w, 6)) {
-		c.flags = rnd(w) | 1;
+		c.flags = rnd(w) | 2;	/* an unknown flag */
 		ex(&e, EINVAL);
 		bad = true;
 	}
@@ -643,11 +658,14 @@ static void op_ctx_create(struct worker *w, struct file *f)
 	}
 	if (!bad && f->nctx == MAX_CTX)
 		return;
+	asked = c.engine;
 	ret = arg_ioctl(w, fd_of(w, f), DRM_IOCTL_TERN_CONTEXT_CREATE, &c, sizeof(c), k, &e);
 	record(w, &e, ret);
 	if (!ret) {
 		if (!w->child && (!c.handle || c.engine >= info.engine_count ||
-				  info.engine_class[c.engine] != c.engine_class)) {
+				  info.engine_class[c.engine] != c.engine_class ||
+				  (c.flags == DRM_TERN_CONTEXT_CREATE_ENGINE &&
+				   c.engine != asked))) {
 			ex_init(&e, "CONTEXT_CREATE handle/engine");
 			record(w, &e, -EPROTO);
 		}

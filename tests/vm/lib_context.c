@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
- * lib_context: contexts of every priority, engine class and weight, their
- * limits and state, and the errors libtern reports for bad parameters, a
+ * lib_context: contexts of every priority, engine class and weight, on an
+ * engine of their choice, their limits and state, and the errors libtern reports for bad parameters, a
  * missing privilege and too many contexts.
  *
  * tern-vm: timeout=90
@@ -71,6 +71,36 @@ int main(void)
 	       "weight %u: -EINVAL, \"%s\"", TERN_WEIGHT_MAX + 1, tern_last_error());
 	p.weight = 0;
 
+	/* a chosen engine: each one, then ones that do not fit */
+	for (i = 0; i < info->engine_count; i++) {
+		struct tern_context *on[3] = { NULL };
+		unsigned int j, right = 0;
+
+		p.engine_class = info->engine_class[i];
+		for (j = 0; j < 3; j++)
+			right += !tern_context_create_on(dev, &p, i, &on[j]) &&
+				 tern_context_engine(on[j]) == i;
+		tap_ok(right == 3, "three contexts asking for engine %u (class %u) run on it "
+		       "(%u of 3): %s", i, p.engine_class, right, tern_last_error());
+		for (j = 0; j < 3; j++)
+			tern_context_destroy(on[j]);
+	}
+	p.engine_class = TERN_ENGINE_COMPUTE;
+	ctx = (void *)1;
+	ret = tern_context_create_on(dev, &p, info->engine_count, &ctx);
+	tap_ok(ret == -EINVAL && !ctx && strstr(tern_last_error(), "engine"),
+	       "engine %u (one past the last): -EINVAL, \"%s\"", info->engine_count,
+	       tern_last_error());
+	/* the copy engine */
+	ret = tern_context_create_on(dev, &p, info->engine_count - 1, &ctx);
+	tap_ok(ret == -EINVAL && !ctx && strstr(tern_last_error(), "not a compute engine"),
+	       "the copy engine as a compute engine: -EINVAL, \"%s\"", tern_last_error());
+	ret = tern_context_create(dev, &p, &ctx);
+	tap_ok(ret == 0 && tern_context_engine(ctx) < info->compute_engine_count,
+	       "without an engine the driver places it (engine %u)",
+	       ret ? 99 : tern_context_engine(ctx));
+	tern_context_destroy(ctx);
+
 	p.timeout_ms = info->max_timeout_ms + 1;
 	ctx = (void *)1;
 	ret = tern_context_create(dev, &p, &ctx);
@@ -87,7 +117,10 @@ int main(void)
 	tap_ok(ret == -EINVAL && strstr(tern_last_error(), "class"),
 	       "engine class 2: -EINVAL, \"%s\"", tern_last_error());
 
-	/* high priority needs CAP_SYS_NICE: user nobody has not got it */
+	/*
+	 * A priority or weight above the default needs CAP_SYS_NICE: user
+	 * nobody has not got it.  Lowering is free.
+	 */
 	fflush(stdout);
 	pid = fork();
 	if (!pid) {
@@ -96,20 +129,31 @@ int main(void)
 		if (setgid(65534) || setuid(65534))
 			_exit(10);
 		ret = tern_context_create(dev, &p, &ctx);
-		if (ret != -EPERM)
+		if (ret != -EACCES)
 			_exit(11);
-		if (!strstr(tern_last_error(), "CAP_SYS_NICE"))
+		if (!strstr(tern_last_error(), "CAP_SYS_NICE") ||
+		    !strstr(tern_last_error(), "high-priority"))
 			_exit(12);
-		p.priority = TERN_PRIORITY_LOW;
-		if (tern_context_create(dev, &p, &ctx))
+		p.priority = TERN_PRIORITY_NORMAL;
+		p.weight = TERN_WEIGHT_MAX;
+		ret = tern_context_create(dev, &p, &ctx);
+		if (ret != -EACCES)
 			_exit(13);
+		if (!strstr(tern_last_error(), "CAP_SYS_NICE") ||
+		    !strstr(tern_last_error(), "weight 64"))
+			_exit(14);
+		p.priority = TERN_PRIORITY_LOW;
+		p.weight = 0;
+		if (tern_context_create(dev, &p, &ctx))
+			_exit(15);
 		/* the file is shared with the parent: leave it as it was */
-		_exit(tern_context_destroy(ctx) ? 14 : 0);
+		_exit(tern_context_destroy(ctx) ? 16 : 0);
 	}
 	waitpid(pid, &status, 0);
 	tap_ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-	       "without CAP_SYS_NICE: high priority is -EPERM naming CAP_SYS_NICE, low is "
-	       "fine (child status %d)", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	       "without CAP_SYS_NICE: high priority and weight 64 are -EACCES naming "
+	       "CAP_SYS_NICE, low is fine (child status %d)",
+	       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 
 	/* the per-file limit */
 	n = 0;

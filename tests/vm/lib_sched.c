@@ -34,24 +34,19 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * SEC + ts.tv_nsec;
 }
 
-/* A context of @p on engine @engine (the driver places contexts itself). */
+/* A context of @p on engine @engine (tern_context_create_on()), or NULL. */
 static struct tern_context *context_on(struct tern_device *dev,
 				       const struct tern_context_params *p, uint32_t engine)
 {
-	struct tern_context *tries[16] = { NULL }, *found = NULL;
-	unsigned int i;
+	struct tern_context *ctx;
 
-	for (i = 0; i < 16 && !found; i++) {
-		if (tern_context_create(dev, p, &tries[i]))
-			break;
-		if (tern_context_engine(tries[i]) == engine) {
-			found = tries[i];
-			tries[i] = NULL;
-		}
+	if (tern_context_create_on(dev, p, engine, &ctx))
+		return NULL;
+	if (tern_context_engine(ctx) != engine) {
+		tern_context_destroy(ctx);
+		return NULL;
 	}
-	for (i = 0; i < 16; i++)
-		tern_context_destroy(tries[i]);
-	return found;
+	return ctx;
 }
 
 static void preemption(struct tern_device *dev)

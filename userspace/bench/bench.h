@@ -136,14 +136,12 @@ void bench_sleep_ns(uint64_t ns);
 int bench_run_one(struct tern_context *ctx, const struct tern_cmdbuf *cb,
 		  int64_t timeout_ns, uint64_t *ns);
 /*
- * A compute context of @priority and @weight on engine @engine (any if
- * negative).  Contexts made on the way (the driver places each on the
- * least used engine) are kept idle in @spare, which has room for @nspare
- * and *@nused used; the caller destroys them.
+ * A compute context of @priority and @weight on engine @engine
+ * (tern_context_create_on()), or where the driver places it if @engine is
+ * negative.
  */
 int bench_context_on(struct tern_device *dev, uint32_t priority, uint32_t weight, int engine,
-		     struct tern_context **ctxp, struct tern_context **spare,
-		     unsigned int nspare, unsigned int *nused);
+		     struct tern_context **ctxp);
 /* NOP jobs kept in flight per context by the streams below */
 #define BENCH_NOP_WINDOW	8
 /* @jobs NOP jobs round-robin over @nctx contexts, @window in flight each */

@@ -51,34 +51,20 @@ int bench_run_one(struct tern_context *ctx, const struct tern_cmdbuf *cb,
 }
 
 int bench_context_on(struct tern_device *dev, uint32_t priority, uint32_t weight, int engine,
-		     struct tern_context **ctxp, struct tern_context **spare,
-		     unsigned int nspare, unsigned int *nused)
+		     struct tern_context **ctxp)
 {
 	struct tern_context_params p = { .priority = priority,
 					 .engine_class = TERN_ENGINE_COMPUTE,
 					 .weight = weight };
 	int ret;
 
-	for (;;) {
-		struct tern_context *ctx;
-
-		ret = tern_context_create(dev, &p, &ctx);
-		if (ret) {
-			tool_error(ret, "context");
-			return ret;
-		}
-		if (engine < 0 || tern_context_engine(ctx) == (uint32_t)engine) {
-			*ctxp = ctx;
-			return 0;
-		}
-		if (*nused == nspare) {
-			tern_context_destroy(ctx);
-			break;
-		}
-		spare[(*nused)++] = ctx;
-	}
-	fprintf(stderr, "%s: no context landed on engine %d\n", tool_name, engine);
-	return -EAGAIN;
+	if (engine >= 0)
+		ret = tern_context_create_on(dev, &p, (uint32_t)engine, ctxp);
+	else
+		ret = tern_context_create(dev, &p, ctxp);
+	if (ret)
+		tool_error(ret, "context");
+	return ret;
 }
 
 uint32_t bench_rand(uint32_t *state)

@@ -26,8 +26,6 @@
 struct share_load {
 	struct bench_load_ctx lc[BENCH_LOAD_MAX_CTX];
 	unsigned int n;
-	struct tern_context *filler[BENCH_LOAD_MAX_CTX];
-	unsigned int nfiller;
 	struct tern_cmdbuf *spin;
 };
 
@@ -37,8 +35,6 @@ static void share_load_free(struct share_load *sl)
 
 	for (i = 0; i < sl->n; i++)
 		tern_context_destroy(sl->lc[i].ctx);
-	for (i = 0; i < sl->nfiller; i++)
-		tern_context_destroy(sl->filler[i]);
 	tern_cmdbuf_free(sl->spin);
 }
 
@@ -58,9 +54,7 @@ static int share_add(struct bench *b, struct share_load *sl, uint32_t prio, uint
 		if (ret)
 			return ret;
 	}
-	/* contexts placed elsewhere stay idle so that the next lands on @engine */
-	ret = bench_context_on(b->sdev, prio, weight, engine, &c->ctx, sl->filler,
-			       BENCH_LOAD_MAX_CTX, &sl->nfiller);
+	ret = bench_context_on(b->sdev, prio, weight, engine, &c->ctx);
 	if (ret)
 		return ret;
 	c->cbs = (const struct tern_cmdbuf *const *)&sl->spin;
@@ -153,8 +147,7 @@ static int weighted(struct bench *b, const char *series, unsigned int window_ms)
 
 static int starvation(struct bench *b, unsigned int jobs)
 {
-	struct tern_context *low = NULL, *spare[8] = { NULL };
-	unsigned int nspare = 0;
+	struct tern_context *low = NULL;
 	struct share_load sl = { .n = 0 };
 	struct tern_cmdbuf *cb = NULL;
 	struct bench_load *load = NULL;
@@ -172,7 +165,7 @@ static int starvation(struct bench *b, unsigned int jobs)
 	if (!ret)
 		ret = share_add(b, &sl, TERN_PRIORITY_NORMAL, 1, 0);
 	if (!ret)
-		ret = bench_context_on(b->sdev, TERN_PRIORITY_LOW, 0, 0, &low, spare, 8, &nspare);
+		ret = bench_context_on(b->sdev, TERN_PRIORITY_LOW, 0, 0, &low);
 	if (!ret)
 		ret = tern_cmdbuf_create(0, &cb);
 	if (!ret)
@@ -198,8 +191,6 @@ static int starvation(struct bench *b, unsigned int jobs)
 	}
 	tern_cmdbuf_free(cb);
 	tern_context_destroy(low);
-	for (i = 0; i < nspare; i++)
-		tern_context_destroy(spare[i]);
 	share_load_free(&sl);
 	return ret;
 }

@@ -2,8 +2,9 @@
 /*
  * Copyright (c) 2026 The tern authors
  *
- * context.c - contexts: creation with a priority, engine class and weight,
- * state queries and the names of what can happen to a context.
+ * context.c - contexts: creation with a priority, engine class (or a chosen
+ * engine) and weight, state queries and the names of what can happen to a
+ * context.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -45,8 +46,9 @@ static bool has_class(const struct tern_device *dev, uint32_t engine_class)
 	return false;
 }
 
-int tern_context_create(struct tern_device *dev, const struct tern_context_params *params,
-			struct tern_context **ctxp)
+/* @engine: an engine index, or -1 for where the driver places the context */
+static int context_create(struct tern_device *dev, const struct tern_context_params *params,
+			  int64_t engine, struct tern_context **ctxp)
 {
 	static const struct tern_context_params defaults = {
 		.priority = TERN_PRIORITY_NORMAL,
@@ -70,6 +72,14 @@ int tern_context_create(struct tern_device *dev, const struct tern_context_param
 		return tern_seterr(-EINVAL, "context: weight %u out of range (1 to %u, "
 				   "or 0 for the default %u)", params->weight,
 				   TERN_WEIGHT_MAX, TERN_WEIGHT_DEFAULT);
+	if (engine >= 0 &&
+	    (engine >= dev->info.engine_count || engine >= TERN_DEVICE_MAX_ENGINES ||
+	     dev->info.engine_class[engine] != params->engine_class))
+		return tern_seterr(-EINVAL, "context: engine %lld is not a %s engine of the "
+				   "device (it has %u engines; tern_device_info() lists "
+				   "their classes)", (long long)engine,
+				   class_names[params->engine_class],
+				   dev->info.engine_count);
 	if (dev->info.max_timeout_ms && params->timeout_ms > dev->info.max_timeout_ms)
 		return tern_seterr(-EINVAL, "context: timeout %u ms above the device's "
 				   "maximum of %u ms", params->timeout_ms,
@@ -82,6 +92,10 @@ int tern_context_create(struct tern_device *dev, const struct tern_context_param
 	args.engine_class = params->engine_class;
 	args.timeout_ms = params->timeout_ms;
 	args.weight = params->weight;
+	if (engine >= 0) {
+		args.flags = DRM_TERN_CONTEXT_CREATE_ENGINE;
+		args.engine = (uint32_t)engine;
+	}
 	ret = tern_ioctl(dev, DRM_IOCTL_TERN_CONTEXT_CREATE, &args,
 			 TERN_IOC_CONTEXT_CREATE, "creating a context");
 	if (ret) {
@@ -90,9 +104,11 @@ int tern_context_create(struct tern_device *dev, const struct tern_context_param
 		/* -ENODEV: no engine of the class, or no device any more */
 		if (ret == -ENODEV && has_class(dev, params->engine_class))
 			msg = tern_ioctl_errmsg(TERN_IOC_GET_INFO, ret);
-		tern_seterr(ret, "creating a %s-priority %s context: %s",
+		tern_seterr(ret, "creating a %s-priority %s context of weight %u: %s",
 			    priority_names[params->priority],
-			    class_names[params->engine_class], msg ? msg : tern_strerror(ret));
+			    class_names[params->engine_class],
+			    params->weight ? params->weight : TERN_WEIGHT_DEFAULT,
+			    msg ? msg : tern_strerror(ret));
 		free(ctx);
 		return ret;
 	}
@@ -102,6 +118,18 @@ int tern_context_create(struct tern_device *dev, const struct tern_context_param
 	ctx->engine_class = params->engine_class;
 	*ctxp = ctx;
 	return 0;
+}
+
+int tern_context_create(struct tern_device *dev, const struct tern_context_params *params,
+			struct tern_context **ctxp)
+{
+	return context_create(dev, params, -1, ctxp);
+}
+
+int tern_context_create_on(struct tern_device *dev, const struct tern_context_params *params,
+			   uint32_t engine, struct tern_context **ctxp)
+{
+	return context_create(dev, params, engine, ctxp);
 }
 
 int tern_context_destroy(struct tern_context *ctx)

@@ -85,8 +85,10 @@ static const struct errmsg vm_bind_msgs[] = {
 };
 
 static const struct errmsg ctx_create_msgs[] = {
-	{ EINVAL, "priority, engine class, timeout or weight out of range" },
-	{ EPERM, "high priority needs CAP_SYS_NICE" },
+	{ EINVAL, "priority, engine class, engine, timeout, weight or flags out of range "
+		  "(driver older than interface 1.1 for a chosen engine?)" },
+	{ EACCES, "a priority above normal or a weight above the default needs "
+		  "CAP_SYS_NICE" },
 	{ ENODEV, "the device has no engine of that class" },
 	{ EMFILE, "too many contexts on this open device (max_contexts)" },
 	{ 0, NULL }
@@ -177,8 +179,9 @@ const char *tern_ioctl_errmsg(unsigned int ioc, int err)
 static const struct errmsg general_msgs[] = {
 	{ EINVAL, "invalid argument (an operand, size, flag or count out of range)" },
 	{ E2BIG, "too big for the device's limit" },
-	{ EPERM, "not permitted (privileged packet, or high priority without CAP_SYS_NICE)" },
-	{ EACCES, "permission denied opening the device" },
+	{ EPERM, "not permitted (a privileged packet in the command buffer)" },
+	{ EACCES, "permission denied (opening the device, or a context priority or weight "
+		  "above the default without CAP_SYS_NICE)" },
 	{ ENOEXEC, "unknown opcode in the command buffer" },
 	{ EBADMSG, "malformed packet header in the command buffer" },
 	{ EFAULT, "an address is not inside any buffer of the device" },

@@ -28,7 +28,8 @@ static const struct documented documented[] = {
 	{ TERN_IOC_BO_INFO, "BO_INFO", { EINVAL, ENOENT, ENOMEM, ENODEV, 0 } },
 	{ TERN_IOC_VM_BIND, "VM_BIND", { EINVAL, ERANGE, EEXIST, ENOENT, ENOSPC, ENOMEM,
 					 EINTR, ENODEV, 0 } },
-	{ TERN_IOC_CONTEXT_CREATE, "CONTEXT_CREATE", { EINVAL, EPERM, ENODEV, EMFILE, ENOMEM, 0 } },
+	{ TERN_IOC_CONTEXT_CREATE, "CONTEXT_CREATE", { EINVAL, EACCES, ENODEV, EMFILE, ENOMEM,
+						       0 } },
 	{ TERN_IOC_CONTEXT_DESTROY, "CONTEXT_DESTROY", { EINVAL, ENOENT, 0 } },
 	{ TERN_IOC_CONTEXT_GET_STATE, "CONTEXT_GET_STATE", { EINVAL, ENOENT, 0 } },
 	{ TERN_IOC_SUBMIT, "SUBMIT", { EINVAL, E2BIG, EPERM, ENOEXEC, EBADMSG, EFAULT, ENOENT,
@@ -66,8 +67,11 @@ static void test_ioctl_messages(void)
 	   "an errno the uAPI does not document has no invented meaning");
 	ok(strstr(tern_ioctl_errmsg(TERN_IOC_SUBMIT, EPERM), "privileged") != NULL,
 	   "SUBMIT -EPERM is about a privileged packet");
-	ok(strstr(tern_ioctl_errmsg(TERN_IOC_CONTEXT_CREATE, EPERM), "CAP_SYS_NICE") != NULL,
-	   "CONTEXT_CREATE -EPERM is about CAP_SYS_NICE");
+	ok(strstr(tern_ioctl_errmsg(TERN_IOC_CONTEXT_CREATE, EACCES), "CAP_SYS_NICE") != NULL &&
+	   strstr(tern_ioctl_errmsg(TERN_IOC_CONTEXT_CREATE, EACCES), "weight") != NULL,
+	   "CONTEXT_CREATE -EACCES is about CAP_SYS_NICE, for priority and weight");
+	ok(tern_ioctl_errmsg(TERN_IOC_CONTEXT_CREATE, EPERM) == NULL,
+	   "CONTEXT_CREATE gives no meaning to -EPERM, which it does not return");
 }
 
 static void test_strerror(void)

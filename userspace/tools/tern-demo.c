@@ -70,38 +70,15 @@ struct job {
 	struct tern_cmdbuf *cb;
 };
 
-/* A high-priority context on @engine: the driver picks engines, so ask again. */
+/* A high-priority context on @engine, the low-priority one's. */
 static int high_context_on(struct tern_device *dev, uint32_t engine, struct tern_context **out)
 {
 	struct tern_context_params p = { .priority = TERN_PRIORITY_HIGH };
-	struct tern_context *tries[16] = { NULL };
-	unsigned int n, i, max = tern_device_info(dev)->compute_engine_count * 2;
-	int ret = 0;
+	int ret;
 
-	if (max > 16)
-		max = 16;
-	if (max < 1)
-		max = 1;
-	*out = NULL;
-	for (n = 0; n < max; n++) {
-		ret = tern_context_create(dev, &p, &tries[n]);
-		if (ret)
-			break;
-		if (tern_context_engine(tries[n]) == engine) {
-			*out = tries[n];
-			tries[n] = NULL;
-			break;
-		}
-	}
-	for (i = 0; i < 16; i++)
-		tern_context_destroy(tries[i]);
-	if (!*out && !ret) {
-		fprintf(stderr, "%s: the driver placed no high-priority context on engine %u "
-			"after %u tries: nothing to preempt\n", tool_name, engine, max);
-		ret = -ENODEV;
-	} else if (ret) {
+	ret = tern_context_create_on(dev, &p, engine, out);
+	if (ret)
 		tool_error(ret, "high-priority context");
-	}
 	return ret;
 }
 

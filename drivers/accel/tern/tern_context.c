@@ -5,7 +5,9 @@
 
 #include <linux/capability.h>
 #include <linux/dma-fence.h>
+#include <linux/err.h>
 #include <linux/module.h>
+#include <linux/nospec.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
@@ -24,9 +26,11 @@
  * DOC: contexts
  *
  * A context is a queue of work for one engine, created by an open file with
- * a priority, an engine class and a hang timeout.  At creation it is bound
- * to the engine of its class that has the fewest contexts, for its whole
- * life, and gets a drm_sched entity on that engine's scheduler.
+ * a priority, an engine class and a hang timeout.  At creation it is bound,
+ * for its whole life, to the engine the caller named
+ * (DRM_TERN_CONTEXT_CREATE_ENGINE) or else to the engine of its class that
+ * has the fewest contexts at that moment, and gets a drm_sched entity on
+ * that engine's scheduler.
  *
  * A context is reference counted: its handle in the file holds one
  * reference and every job that has not been freed holds one, so a context
@@ -49,6 +53,9 @@
  * policy's starvation bound.
  */
 #define TERN_DRM_SCHED_PRIORITY	DRM_SCHED_PRIORITY_NORMAL
+
+/* every flag of DRM_IOCTL_TERN_CONTEXT_CREATE that this version knows */
+#define TERN_CONTEXT_CREATE_FLAGS	DRM_TERN_CONTEXT_CREATE_ENGINE
 
 static struct tern_context *sctx_to_ctx(struct tern_sched_ctx *sctx)
 {
@@ -224,15 +231,32 @@ bool tern_context_usable(struct tern_context *ctx)
 }
 
 /*
- * The engine of @class with the fewest contexts, counted as taken by the new
- * one before anyone else looks: contexts created at the same time spread
- * over the engines.  The caller gives the count back if the creation fails.
+ * The engine a new context runs on: with DRM_TERN_CONTEXT_CREATE_ENGINE the
+ * one the caller named, which must exist and be of @class (ERR_PTR(-EINVAL)
+ * otherwise); else the engine of @class with the fewest contexts (NULL if
+ * the device has none).  Either way the engine's count of contexts counts
+ * the new one before anyone else looks, so that contexts created at the
+ * same time spread over the engines; the caller gives it back if the
+ * creation fails.
  */
-static struct tern_sched *tern_context_pick_engine(struct tern_device *tdev,
-						   u32 class)
+static struct tern_sched *
+tern_context_pick_engine(struct tern_device *tdev,
+			 const struct drm_tern_context_create *args)
 {
+	u32 class = args->engine_class;
 	struct tern_sched *best = NULL;
 	unsigned int i;
+
+	if (args->flags & DRM_TERN_CONTEXT_CREATE_ENGINE) {
+		if (args->engine >= tdev->engine_count)
+			return ERR_PTR(-EINVAL);
+		/* a user index: no speculative access past the engines */
+		i = array_index_nospec(args->engine, tdev->engine_count);
+		if (tdev->engines[i].class != class)
+			return ERR_PTR(-EINVAL);
+		atomic_inc(&tdev->sched[i].ctx_count);
+		return &tdev->sched[i];
+	}
 
 	mutex_lock(&tdev->contexts_lock);
 	for (i = 0; i < tdev->engine_count; i++) {
@@ -247,6 +271,23 @@ static struct tern_sched *tern_context_pick_engine(struct tern_device *tdev,
 		atomic_inc(&best->ctx_count);
 	mutex_unlock(&tdev->contexts_lock);
 	return best;
+}
+
+/*
+ * A context above the defaults (priority above NORMAL, weight above
+ * DRM_TERN_WEIGHT_DEFAULT) takes device time from every other user of the
+ * engine, so it needs CAP_SYS_NICE, as raising a task's priority does;
+ * lowering is free.  This is amdgpu_ctx_priority_permit()'s rule without its
+ * DRM-master exception: an accel file is never a DRM master.
+ */
+static int tern_context_permit(u32 priority, u32 weight)
+{
+	if (priority <= DRM_TERN_PRIORITY_NORMAL &&
+	    weight <= DRM_TERN_WEIGHT_DEFAULT)
+		return 0;
+	if (capable(CAP_SYS_NICE))
+		return 0;
+	return -EACCES;
 }
 
 /**
@@ -269,21 +310,23 @@ int tern_context_create_ioctl(struct drm_device *drm, void *data,
 	u32 timeout_ms;
 	int ret, idx;
 
-	if (args->flags || args->priority > DRM_TERN_PRIORITY_HIGH ||
+	if ((args->flags & ~TERN_CONTEXT_CREATE_FLAGS) ||
+	    args->priority > DRM_TERN_PRIORITY_HIGH ||
 	    args->engine_class > DRM_TERN_ENGINE_CLASS_COPY ||
 	    args->timeout_ms > TERN_MAX_TIMEOUT_MS ||
 	    args->weight > DRM_TERN_WEIGHT_MAX || args->pad)
 		return -EINVAL;
-	if (args->priority == DRM_TERN_PRIORITY_HIGH && !capable(CAP_SYS_NICE))
-		return -EPERM;
+	ret = tern_context_permit(args->priority, args->weight);
+	if (ret)
+		return ret;
 	timeout_ms = args->timeout_ms ?: TERN_DEFAULT_TIMEOUT_MS;
 
 	if (!drm_dev_enter(drm, &idx))
 		return -ENODEV;
 
-	sched = tern_context_pick_engine(tdev, args->engine_class);
-	if (!sched) {
-		ret = -ENODEV;
+	sched = tern_context_pick_engine(tdev, args);
+	if (IS_ERR_OR_NULL(sched)) {
+		ret = sched ? PTR_ERR(sched) : -ENODEV;
 		goto out_exit;
 	}
 
@@ -293,7 +336,7 @@ int tern_context_create_ioctl(struct drm_device *drm, void *data,
 		goto out_uncount;
 	}
 	kref_init(&ctx->ref);
-	__module_get(THIS_MODULE);	/* dropped by the release work */
+	__module_get(THIS_MODULE);	/* dropped when the context is freed */
 	ctx->tdev = tdev;
 	ctx->priority = args->priority;
 	ctx->engine_class = args->engine_class;

@@ -163,7 +163,7 @@ int tern_bo_info_ioctl(struct drm_device *dev, void *data, struct drm_file *file
 	struct drm_gem_object *obj;
 	int ret, idx;
 
-	if (args->flags)
+	if (args->flags || args->pad)
 		return -EINVAL;
 
 	if (!drm_dev_enter(dev, &idx))
@@ -182,7 +182,6 @@ int tern_bo_info_ioctl(struct drm_device *dev, void *data, struct drm_file *file
 	args->size = obj->size;
 	args->mmap_offset = drm_vma_node_offset_addr(&obj->vma_node);
 	args->placement = to_tern_bo(obj)->placement;
-	args->pad = 0;
 out_put:
 	drm_gem_object_put(obj);
 out_exit:

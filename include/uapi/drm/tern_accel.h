@@ -448,6 +448,12 @@ struct drm_tern_get_info {
  * @DRM_TERN_PRIORITY_LOW: background work
  * @DRM_TERN_PRIORITY_NORMAL: the default
  * @DRM_TERN_PRIORITY_HIGH: latency-sensitive work; needs CAP_SYS_NICE
+ *
+ * Raising a context above the defaults, %DRM_TERN_PRIORITY_NORMAL and
+ * %DRM_TERN_WEIGHT_DEFAULT, takes device time from every other user of the
+ * engine, so, as raising a task's CPU priority does, it needs CAP_SYS_NICE
+ * in the task that calls DRM_IOCTL_TERN_CONTEXT_CREATE (whichever task
+ * opened the file); lowering (%DRM_TERN_PRIORITY_LOW) is free.
  */
 enum drm_tern_priority {
 	DRM_TERN_PRIORITY_LOW = 0,
@@ -456,11 +462,20 @@ enum drm_tern_priority {
 };
 
 /**
+ * DRM_TERN_CONTEXT_CREATE_ENGINE - &drm_tern_context_create.flags: place the
+ * context on the engine named by &drm_tern_context_create.engine instead of
+ * letting the driver choose
+ */
+#define DRM_TERN_CONTEXT_CREATE_ENGINE	(1u << 0)
+
+/**
  * struct drm_tern_context_create - DRM_IOCTL_TERN_CONTEXT_CREATE
- * @flags: in: must be 0
+ * @flags: in: 0, or %DRM_TERN_CONTEXT_CREATE_ENGINE
  * @priority: in: enum drm_tern_priority
- * @engine_class: in: enum drm_tern_engine_class; the driver places the
- *	context on one engine of that class for its whole life
+ * @engine_class: in: enum drm_tern_engine_class; the context runs on one
+ *	engine of that class for its whole life: the one @engine names with
+ *	%DRM_TERN_CONTEXT_CREATE_ENGINE, else the one of the class that has
+ *	the fewest contexts (of any file) when the context is created
  * @timeout_ms: in: hang timeout: a job of this context that makes no
  *	progress (the engine's progress counter does not move) for this long
  *	is declared hung, the engine is reset and the context banned.  Long
@@ -468,19 +483,26 @@ enum drm_tern_priority {
  *	&drm_tern_get_info.default_timeout_ms; at most
  *	&drm_tern_get_info.max_timeout_ms.
  * @handle: out: the context's handle, non-zero, valid in this file only
- * @engine: out: the engine the context runs on
+ * @engine: in: with %DRM_TERN_CONTEXT_CREATE_ENGINE, the engine to run on:
+ *	an index below &drm_tern_get_info.engine_count whose
+ *	&drm_tern_get_info.engine_class entry is @engine_class; without the
+ *	flag, ignored.  out: the engine the context runs on (the same
+ *	numbering)
  * @weight: in: share of engine time against the other contexts of the same
  *	priority on the engine: contexts with work waiting get device time in
  *	proportion to their weights (a context of weight 2 gets twice the
  *	time of one of weight 1).  0 picks %DRM_TERN_WEIGHT_DEFAULT; at most
- *	%DRM_TERN_WEIGHT_MAX.  Ignored by the ``fifo`` scheduling policy.
+ *	%DRM_TERN_WEIGHT_MAX; above %DRM_TERN_WEIGHT_DEFAULT needs
+ *	CAP_SYS_NICE.  Ignored by the ``fifo`` scheduling policy.
  * @pad: must be 0
  *
- * Errors: -EINVAL flags, priority, engine class, timeout or weight out of
- * range, or pad not 0;
- * -EPERM %DRM_TERN_PRIORITY_HIGH without CAP_SYS_NICE; -ENODEV no engine of
- * that class; -EMFILE the file already has &drm_tern_get_info.max_contexts
- * contexts; -ENOMEM.
+ * Errors: -EINVAL unknown flags, priority, engine class, timeout or weight
+ * out of range, pad not 0, or with %DRM_TERN_CONTEXT_CREATE_ENGINE an
+ * @engine the device does not have or of another class than @engine_class;
+ * -EACCES %DRM_TERN_PRIORITY_HIGH, or @weight above %DRM_TERN_WEIGHT_DEFAULT,
+ * and the caller lacks CAP_SYS_NICE (the range checks come first);
+ * -ENODEV no engine of that class; -EMFILE the file already has
+ * &drm_tern_get_info.max_contexts contexts; -ENOMEM.
  */
 struct drm_tern_context_create {
 	__u32 flags;
@@ -715,6 +737,9 @@ struct drm_tern_submit {
  * BOs are shared between files and processes with dma-buf (PRIME:
  * DRM_IOCTL_PRIME_HANDLE_TO_FD and DRM_IOCTL_PRIME_FD_TO_HANDLE), and mapped
  * into the CPU with mmap() on the device file at &drm_tern_bo_info.mmap_offset.
+ * The DRM core's global names (DRM_IOCTL_GEM_FLINK, DRM_IOCTL_GEM_OPEN) work
+ * too, but only in files opened with CAP_SYS_ADMIN (-EACCES otherwise): an
+ * accel node has no DRM master to authenticate other files.  Use PRIME.
  */
 
 /** DRM_TERN_PAGE_SIZE - granule of BO sizes, offsets and VAs */
@@ -768,10 +793,10 @@ struct drm_tern_bo_create {
  * @mmap_offset: out: offset to pass to mmap() on the device file to map the
  *	BO into the CPU (MAP_SHARED, any protection)
  * @placement: out: enum drm_tern_bo_placement
- * @pad: out: 0
+ * @pad: in: must be 0
  *
- * Errors: -EINVAL flags not 0; -ENOENT no such handle; -ENOMEM; -ENODEV the
- * device is gone.
+ * Errors: -EINVAL flags or pad not 0; -ENOENT no such handle; -ENOMEM;
+ * -ENODEV the device is gone.
  */
 struct drm_tern_bo_info {
 	__u32 handle;

@@ -190,21 +190,24 @@ TERN_API int tern_device_clock(struct tern_device *dev, uint64_t *ns);
 enum tern_priority {
 	TERN_PRIORITY_LOW = 0,
 	TERN_PRIORITY_NORMAL = 1,
-	TERN_PRIORITY_HIGH = 2,		/* needs CAP_SYS_NICE */
+	TERN_PRIORITY_HIGH = 2,		/* needs CAP_SYS_NICE (-EACCES) */
 };
 
 /**
  * struct tern_context_params - how to create a context
  * @priority: enum tern_priority
- * @engine_class: enum tern_engine_class; the driver picks one engine of
- *	that class for the context's whole life (tern_context_engine())
+ * @engine_class: enum tern_engine_class; the context runs on one engine of
+ *	that class for its whole life (tern_context_engine()): the one the
+ *	driver picks (the engine of the class with the fewest contexts), or
+ *	the one tern_context_create_on() names
  * @timeout_ms: hang timeout: a job making no progress this long is killed
  *	and the context banned; 0 for the device's default
  * @weight: share of device time against the other contexts of the same
  *	priority on the engine: contexts with work waiting get device time in
  *	proportion to their weights (weight 2 gets twice the time of weight
- *	1).  0 for TERN_WEIGHT_DEFAULT, at most TERN_WEIGHT_MAX.  The driver's
- *	``fifo`` scheduling policy ignores it.
+ *	1).  0 for TERN_WEIGHT_DEFAULT, at most TERN_WEIGHT_MAX; above
+ *	TERN_WEIGHT_DEFAULT needs CAP_SYS_NICE.  The driver's ``fifo``
+ *	scheduling policy ignores it.
  *
  * Passing NULL to tern_context_create() means NORMAL priority, COMPUTE,
  * default timeout, default weight.  Zero-initialise the structure so that
@@ -227,14 +230,34 @@ struct tern_context_params {
  * @params: parameters, or NULL for the defaults
  * @ctxp: out: the context
  *
- * Errors: -EINVAL priority, class, timeout or weight out of range; -EPERM HIGH
- * priority without CAP_SYS_NICE; -ENODEV no engine of that class, or the
+ * Errors: -EINVAL priority, class, timeout or weight out of range; -EACCES
+ * HIGH priority or a weight above TERN_WEIGHT_DEFAULT without CAP_SYS_NICE
+ * (lowering the priority needs nothing); -ENODEV no engine of that class, or the
  * device is gone; -EMFILE the device already has
  * &tern_device_info.max_contexts contexts open; -ENOMEM.
  */
 TERN_API int tern_context_create(struct tern_device *dev,
 				 const struct tern_context_params *params,
 				 struct tern_context **ctxp);
+
+/**
+ * tern_context_create_on() - create a context on a chosen engine
+ * @dev: the device
+ * @params: parameters, or NULL for the defaults
+ * @engine: the engine to run on: an index below
+ *	&tern_device_info.engine_count whose &tern_device_info.engine_class
+ *	entry is @params' engine class
+ * @ctxp: out: the context
+ *
+ * Like tern_context_create(), on @engine rather than where the driver
+ * places it (library version 1.1, driver interface 1.1).
+ *
+ * Errors: those of tern_context_create(), and -EINVAL for an engine the
+ * device does not have or of another class.
+ */
+TERN_API int tern_context_create_on(struct tern_device *dev,
+				    const struct tern_context_params *params,
+				    uint32_t engine, struct tern_context **ctxp);
 
 /**
  * tern_context_destroy() - destroy a context
