@@ -20,7 +20,8 @@ VM_TESTS     := $(patsubst tests/vm/%.c,$(B)/tests/vm/%,$(VM_TEST_SRCS))
 
 # keep the list below in step with the targets
 .PHONY: all setup qemu module userspace libtern host-test vm-tests initramfs vm-test vm-shell \
-	qtest kunit check test demo clean distclean help soak test-debug bench
+	qtest kunit check test demo clean distclean help soak test-debug bench \
+	trace-pictures
 
 all: qemu module userspace
 
@@ -96,9 +97,13 @@ soak: qemu initramfs
 test-debug: qemu userspace
 	@$(S)/debug-test.sh
 
-## make demo     build everything, boot the VM and run the scheduler demo
+## make demo     build everything, boot the VM and run the scheduler demo; writes its timeline SVG
 demo: qemu initramfs
 	@$(S)/vm-run.sh demo
+
+## make trace-pictures record the scheduler timelines of docs/scheduler.md (docs/pictures)
+trace-pictures: qemu initramfs
+	@$(S)/vm-run.sh pictures
 
 ## make bench    one VM boot runs the benchmark suite; report in $TERN_BENCH_OUT or ~/.cache/tern/bench/<date>
 bench: qemu initramfs
