@@ -1084,7 +1084,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: tern-trace [-o FILE.json] [--svg FILE.svg] [-b KB] -- COMMAND [ARG...]\n"
-		"       tern-trace [-o FILE.json] [--svg FILE.svg] [-b KB] [-t SECONDS]\n"
+		"   or: tern-trace [-o FILE.json] [--svg FILE.svg] [-b KB] [-t SECONDS]\n"
 		"Record what tern's scheduler does while COMMAND runs, or for SECONDS, or\n"
 		"until interrupted (a ^C ends a timed recording early too), and write the timeline as a Chrome\n"
 		"trace-event JSON file that Perfetto (ui.perfetto.dev) and chrome://tracing\n"
