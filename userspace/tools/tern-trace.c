@@ -865,8 +865,8 @@ static void ctx_colour(const struct trace *t, uint32_t tag, char *buf, size_t le
 		if (t->ctxs[i].prio == (c ? c->prio : 1))
 			nth++;
 	snprintf(buf, len, "hsl(%d,%d%%,%d%%)",
-		 (c && c->known && c->prio < 3 ? hue[c->prio] : 270) + (int)(nth * 25) % 60,
-		 60, 45 + (int)(nth * 9) % 30);
+		 (c && c->known && c->prio < 3 ? hue[c->prio] : 270) + (int)(nth * 50) % 150,
+		 60, 42 + (int)(nth * 11) % 33);
 }
 
 static void svg_text(FILE *f, double x, double y, const char *anchor, int size,

@@ -31,10 +31,12 @@ trace() {
 }
 
 trace sched-preemption tern-demo -s 128 -w 50
-# two NORMAL contexts of weights 1 and 3, both backlogged with 2 ms jobs
-trace sched-weights tern-load -t 80 normal:1:10:2 normal:3:10:2
-# HIGH load of 4 ms jobs; a LOW context waits for the starvation bound (20 ms)
+# two NORMAL contexts of weights 1 and 3, both kept 6 jobs deep (2 ms jobs,
+# deep enough that the slow guest's resubmissions never leave one idle)
+trace sched-weights tern-load -t 120 normal:1:10:6 normal:3:10:6
+# HIGH load of 4 ms jobs, 6 deep: the engine never lacks HIGH work; a LOW
+# context runs only when the starvation bound (20 ms) gives it a turn
 echo 20 >"$dbg/starve_ms"
-trace sched-starvation tern-load -t 120 high:1:20:2 low:1:5:1
+trace sched-starvation tern-load -t 150 high:1:20:6 low:1:5:1
 echo 50 >"$dbg/starve_ms"
 [ "$ok" = 1 ] && echo "TERN-PICTURES-OK"
