@@ -233,6 +233,21 @@ int main(void)
 		fclose(f);
 	}
 	tap_ok(f && !strcmp(out, "</svg>"), "the SVG is complete");
+
+	/* the whole device for a while: a job submitted meanwhile is in it */
+	ret = run("tern-trace -q -o /tmp/trace_timeline_t.json -t 3 & sleep 1; "
+		  "tern-saxpy -n 1000 >/dev/null; wait $!", out, sizeof(out));
+	f = fopen("/tmp/trace_timeline_t.json", "r");
+	nruns = 0;
+	valid_end = false;
+	while (f && fgets(line, sizeof(line), f)) {
+		nruns += strstr(line, "\"cat\":\"run\"") != NULL;
+		valid_end |= !strncmp(line, "]}", 2);
+	}
+	if (f)
+		fclose(f);
+	tap_ok(ret == 0 && valid_end && nruns >= 1,
+	       "tern-trace -t 3 records another process's job (%u runs, exit %d)", nruns, ret);
 	tap_done();
 	return tap_exit_status();
 }
