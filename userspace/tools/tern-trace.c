@@ -537,10 +537,16 @@ static void build(struct trace *t)
 			m->addr = e->addr;
 			m->offset = e->offset;
 			if (e->type == EV_RESET) {
-				for (k = 0; k < 2; k++)
-					if (open[eng][k] >= 0)
-						close_run(t, &open[eng][k], e->ts,
-							  OUT_RESET, 0);
+				for (k = 0; k < 2; k++) {
+					o = &open[eng][k];
+					if (*o < 0)
+						continue;
+					/* only the guilty job ran; the other was pending */
+					j = &t->jobs[t->runs[*o].job];
+					if (j->ctx != e->ctx || j->seqno != e->seqno)
+						t->runs[*o].start = NO_TS;
+					close_run(t, o, e->ts, OUT_RESET, 0);
+				}
 				open_pre[eng] = -1;
 			}
 			break;
