@@ -11,6 +11,22 @@ S          := $(TOP)/scripts
 B          := $(TOP)/build
 
 CC         ?= gcc
+TERN_VERSION := 1.0.0
+
+# make install / dkms-install (docs/development.md "Installing")
+PREFIX       ?= /usr/local
+DESTDIR      ?=
+UDEVRULESDIR ?= /etc/udev/rules.d
+MODPROBEDIR  ?= /etc/modprobe.d
+DOCDIR       ?= $(PREFIX)/share/doc/tern
+DKMS         ?= dkms
+DKMS_SRCTREE ?= /usr/src
+DKMS_TREE    ?= /var/lib/dkms
+# more dkms options, e.g. "-k <kernel release> --kernelsourcedir <headers>"
+DKMS_ARGS    ?=
+DKMS_OPTS    = -m tern -v $(TERN_VERSION) --sourcetree $(DESTDIR)$(DKMS_SRCTREE) \
+	       --dkmstree $(DESTDIR)$(DKMS_TREE) --installtree $(DESTDIR)/lib/modules \
+	       $(if $(DESTDIR),--no-depmod) $(DKMS_ARGS)
 CFLAGS_USER := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror \
 	       -I$(TOP)/include/uapi/drm -I/usr/include/libdrm \
 	       -I$(TOP)/userspace/include
@@ -20,7 +36,8 @@ VM_TESTS     := $(patsubst tests/vm/%.c,$(B)/tests/vm/%,$(VM_TEST_SRCS))
 
 # keep the list below in step with the targets
 .PHONY: all setup qemu module userspace libtern host-test vm-tests initramfs vm-test vm-shell \
-	qtest kunit check test demo clean distclean help soak test-debug bench
+	qtest kunit check test demo clean distclean help soak test-debug bench \
+	trace-pictures install dkms-install dkms-remove install-test
 
 all: qemu module userspace
 
@@ -96,13 +113,52 @@ soak: qemu initramfs
 test-debug: qemu userspace
 	@$(S)/debug-test.sh
 
-## make demo     build everything, boot the VM and run the scheduler demo
+## make demo     build everything, boot the VM and run the scheduler demo; writes its timeline SVG
 demo: qemu initramfs
 	@$(S)/vm-run.sh demo
+
+## make trace-pictures record the scheduler timelines of docs/scheduler.md (docs/pictures)
+trace-pictures: qemu initramfs
+	@$(S)/vm-run.sh pictures
 
 ## make bench    one VM boot runs the benchmark suite; report in $TERN_BENCH_OUT or ~/.cache/tern/bench/<date>
 bench: qemu initramfs
 	@$(S)/bench.sh
+
+## make install  libtern (.so, .a, header, pkg-config), tools, man pages, udev rule, modprobe.d example (PREFIX, DESTDIR)
+install: libtern module
+	@$(MAKE) -s -C userspace BUILD=$(B)/userspace PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) install
+	install -D -m 0644 packaging/70-tern.rules $(DESTDIR)$(UDEVRULESDIR)/70-tern.rules
+	install -d $(DESTDIR)$(MODPROBEDIR) $(DESTDIR)$(DOCDIR)
+	$(S)/gen-modprobe.sh $(B)/tern.ko >$(DESTDIR)$(MODPROBEDIR)/tern.conf
+	install -m 0644 docs/abi/sysfs-driver-tern docs/tracepoints.md $(DESTDIR)$(DOCDIR)/
+
+## make dkms-install the module's sources to /usr/src/tern-<version>, then dkms add, build, install
+dkms-install:
+	rm -rf $(DESTDIR)$(DKMS_SRCTREE)/tern-$(TERN_VERSION)
+	install -d $(DESTDIR)$(DKMS_SRCTREE)/tern-$(TERN_VERSION)/drivers/accel/tern \
+		$(DESTDIR)$(DKMS_SRCTREE)/tern-$(TERN_VERSION)/include/uapi/drm
+	install -m 0644 drivers/accel/tern/*.[ch] drivers/accel/tern/Makefile \
+		drivers/accel/tern/Kconfig $(DESTDIR)$(DKMS_SRCTREE)/tern-$(TERN_VERSION)/drivers/accel/tern/
+	install -D -m 0644 -t $(DESTDIR)$(DKMS_SRCTREE)/tern-$(TERN_VERSION)/drivers/accel/tern/tests \
+		drivers/accel/tern/tests/*.c drivers/accel/tern/tests/Makefile
+	install -m 0644 include/uapi/drm/tern_accel.h \
+		$(DESTDIR)$(DKMS_SRCTREE)/tern-$(TERN_VERSION)/include/uapi/drm/
+	sed 's/@VERSION@/$(TERN_VERSION)/' packaging/dkms.conf \
+		>$(DESTDIR)$(DKMS_SRCTREE)/tern-$(TERN_VERSION)/dkms.conf
+	install -d $(DESTDIR)$(DKMS_TREE)
+	$(DKMS) add $(DKMS_OPTS)
+	$(DKMS) build $(DKMS_OPTS)
+	$(DKMS) install $(DKMS_OPTS)
+
+## make install-test install everything into build/install-root and check it (part of make test)
+install-test: libtern module
+	@$(S)/install-test.sh
+
+## make dkms-remove  undo dkms-install (every kernel)
+dkms-remove:
+	$(DKMS) remove $(DKMS_OPTS) $(if $(filter -k,$(DKMS_ARGS)),,--all)
+	rm -rf $(DESTDIR)$(DKMS_SRCTREE)/tern-$(TERN_VERSION)
 
 clean:
 	rm -rf $(B)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# make module: build drivers/accel/tern out of tree against the installed 6.12
-# headers (KDIR overridable), warnings as errors.  Kbuild of 6.12 writes its
+# make module: build drivers/accel/tern out of tree against the 6.12 headers
+# make setup unpacked into the cache (KDIR= for others, e.g. the host's own
+# /lib/modules/$(uname -r)/build), warnings as errors.  Kbuild of 6.12 writes its
 # objects beside the sources, so the driver and the uAPI header are mirrored
 # into build/module first (only changed files are copied: rebuilds stay
 # incremental) and the work tree stays clean.
@@ -12,7 +13,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 KREL=${KREL:-$(kernel_release)}
-KDIR=${KDIR:-/usr/src/linux-headers-$KREL}
+KDIR=${KDIR:-$(kernel_headers "$KREL")}
 [ -d "$KDIR" ] || die "no kernel headers in $KDIR: run 'make setup' or set KDIR"
 OUT=$TERN_TOP/build/module
 

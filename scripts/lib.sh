@@ -29,13 +29,23 @@ retry() {
 	done
 }
 
-# The 6.12 kernel the module is built for and the VM boots: the version of the
-# installed linux-headers-6.12 package, e.g. 6.12.57+deb12-amd64.
+# The 6.12 kernel the module is built for and the VM boots, e.g.
+# 6.12.57+deb12-amd64: the one make setup fetched into the cache, else (a
+# cache made before) that of installed linux-headers-6.12 packages.
 kernel_release() {
 	local d
+	if [ -s "$TERN_CACHE/kernel/release" ]; then
+		cat "$TERN_CACHE/kernel/release"
+		return
+	fi
 	for d in /usr/src/linux-headers-6.12*-amd64; do
 		[ -d "$d" ] && basename "$d" | sed 's/^linux-headers-//'
 	done | sort -V | tail -n 1
+}
+
+# The headers make setup unpacked into the cache for release $1.
+kernel_headers() {
+	echo "$TERN_CACHE/kernel/$1/headers/usr/src/linux-headers-$1"
 }
 
 # Apt options for the project-local source list that holds trixie's deb-src.

@@ -5,8 +5,13 @@
 # and images it works from, into $TERN_CACHE (default ~/.cache/tern), keyed by
 # version.  Idempotent: a second run installs and downloads nothing.
 #
-#   bookworm (+ security)   compilers, libraries, linux-headers-6.12-amd64,
-#                           linux-source-6.12, busybox-static, firmware for QEMU
+#   bookworm (+ security)   compilers, libraries, linux-source-6.12,
+#                           busybox-static, firmware for QEMU, dkms
+#   downloaded, not installed: the 6.12 kernel image for the VM and its headers
+#                           and kbuild for building the module, unpacked into
+#                           the cache (installing linux-headers-6.12-amd64
+#                           would install that kernel on the host and make it
+#                           the default boot kernel)
 #   bookworm-backports      meson >= 1.5 and python3-pycotap (QEMU 10 needs them)
 #   trixie, deb-src only    the QEMU 10.0.x source package; binary packages are
 #                           never taken from trixie
@@ -17,7 +22,13 @@ PKGS=(build-essential bc flex bison libelf-dev libssl-dev kmod cpio xz-utils gzi
       busybox-static sparse libdrm-dev pkg-config dpkg-dev python3 python3-venv
       python3-setuptools libglib2.0-dev libpixman-1-dev zlib1g-dev ninja-build
       libfdt-dev qemu-system-data seabios ipxe-qemu valgrind perl file
-      linux-headers-6.12-amd64 linux-source-6.12)
+      linux-source-6.12 libtracefs-dev libtraceevent-dev help2man dkms dwarves
+      man-db)
+# setup.sh --print-packages: the list above, for the install test
+if [ "${1:-}" = --print-packages ]; then
+	printf '%s\n' "${PKGS[@]}"
+	exit 0
+fi
 BACKPORT_PKGS=(meson python3-pycotap)
 MIRROR=${TERN_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 BACKPORTS_LIST=/etc/apt/sources.list.d/tern-bookworm-backports.sources
@@ -75,9 +86,18 @@ if [ ${#need[@]} -gt 0 ] || ! meson_ok; then
 	changed=1
 fi
 
+# The kernel release: what linux-headers-6.12-amd64 points to now, fixed in
+# the cache at the first run (remove $TERN_CACHE/kernel/release to move on).
+mkdir -p "$TERN_CACHE/kernel"
+if [ ! -s "$TERN_CACHE/kernel/release" ]; then
+	apt_update
+	rel=$(apt-cache depends linux-headers-6.12-amd64 |
+		sed -n 's/^ *Depends: linux-headers-\(6\.12\.[^ ]*-amd64\)$/\1/p' | head -n 1)
+	[ -n "$rel" ] || die "cannot resolve linux-headers-6.12-amd64 to a kernel release"
+	echo "$rel" >"$TERN_CACHE/kernel/release"
+fi
 KREL=$(kernel_release)
-[ -n "$KREL" ] || die "linux-headers-6.12-amd64 is installed but no headers folder found"
-mkdir -p "$TERN_CACHE"
+[ -n "$KREL" ] || die "no kernel release"
 
 # --- 2. The Debian kernel image the VM boots: exactly the headers' version ----
 KDIR_IMG=$TERN_CACHE/kernel/$KREL
@@ -89,6 +109,26 @@ if [ ! -f "$KDIR_IMG/.done" ]; then
 	dpkg -x "$KDIR_IMG"/deb/*.deb "$KDIR_IMG/root"
 	rm -rf "$KDIR_IMG/deb"
 	touch "$KDIR_IMG/.done"
+	changed=1
+fi
+
+# --- 2b. Its headers and kbuild, for building the module, unpacked ----------
+# (apt-get download: nothing is installed; the headers' Makefile includes the
+# -common one by absolute path: point it into the cache)
+KHDR=$TERN_CACHE/kernel/$KREL/headers
+if [ ! -f "$KHDR/.done" ]; then
+	log "fetching the headers and kbuild of $KREL into the cache"
+	rm -rf "$KHDR" && mkdir -p "$KHDR/deb"
+	apt_update
+	(cd "$KHDR/deb" && retry 4 apt-get -q download "linux-headers-$KREL" \
+		"linux-headers-${KREL%-amd64}-common" "linux-kbuild-${KREL%-amd64}")
+	for deb in "$KHDR"/deb/*.deb; do
+		dpkg -x "$deb" "$KHDR"
+	done
+	rm -rf "$KHDR/deb"
+	sed -i "s|/usr/src/linux-headers-${KREL%-amd64}-common|$KHDR/usr/src/linux-headers-${KREL%-amd64}-common|" \
+		"$KHDR/usr/src/linux-headers-$KREL/Makefile"
+	touch "$KHDR/.done"
 	changed=1
 fi
 

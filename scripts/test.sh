@@ -51,10 +51,11 @@ layer check "$TERN_TOP/scripts/check.sh"
 layer host host_layer
 layer qtest qtest_layer
 layer kunit "$TERN_TOP/scripts/run-kunit.sh"
+layer install "$TERN_TOP/scripts/install-test.sh"
 layer vm vm_layer
 
 passed=0 failed=0 skipped=0
-for n in check host qtest kunit vm; do
+for n in check host qtest kunit install vm; do
 	read -r p f s <"$R/$n.txt"
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 done

@@ -6,7 +6,10 @@
 #   vm-run.sh test    run every VM test group (one boot per group), stream the
 #                     console, then judge the results with vm-results.py
 #   vm-run.sh shell   interactive shell in the guest, tern.ko loaded
-#   vm-run.sh demo    run the demo
+#   vm-run.sh demo    run the demo under tern-trace; its timeline lands in
+#                     build/vm/demo-timeline.svg (and demo-trace.json)
+#   vm-run.sh pictures record the timelines of docs/scheduler.md into
+#                     docs/pictures (TERN_PICTURES_OUT)
 #   vm-run.sh bench   run the benchmark suite (scripts/bench.sh reads the log;
 #                     TERN_BENCH_ARGS: tern-benchsuite's options, TERN_BENCH_LIMIT)
 #
@@ -34,7 +37,19 @@ accel=${TERN_ACCEL:-tcg}
 cpu=max
 [ "$accel" = kvm ] && cpu=host
 
-# boot LOG DEVICE_OPTS CMDLINE TIMEOUT: one boot; console to LOG and stdout.
+# take_files LOG DIR: write the files the guest printed between
+# "TERN-FILE-BEGIN <name>" and "TERN-FILE-END" (base64) into DIR.
+take_files() {
+	local name
+	for name in $(sed -n 's/^TERN-FILE-BEGIN \([A-Za-z0-9._-]*\)\r*$/\1/p' "$1"); do
+		sed -n "/^TERN-FILE-BEGIN $name\r*\$/,/^TERN-FILE-END/p" "$1" |
+			sed '1d;$d' | tr -d '\r' | base64 -d >"$2/$name" ||
+			log "could not decode $name from the console"
+	done
+}
+
+# boot LOG DEVICE_OPTS CMDLINE TIMEOUT: one boot; console to LOG and stdout
+# (without the files the guest sends in base64).
 boot() {
 	local log=$1 dev=$2 cmdline=$3 limit=$4 rc=0
 	local -a args=(-L /usr/share/qemu -bios /usr/share/qemu/qboot.rom
@@ -57,7 +72,8 @@ boot() {
 	# A hung guest is killed: TERM at the limit, KILL 10 s later.
 	timeout -k 10 "$limit" "$QEMU" "${args[@]}" -display none -serial stdio \
 		-monitor none -append "console=ttyS0 quiet panic=-1 oops=panic $cmdline${TERN_VM_CMDLINE:+ $TERN_VM_CMDLINE}" \
-		</dev/null 2>&1 | tee "$log" || rc=$?
+		</dev/null 2>&1 | tee "$log" |
+		sed -u '/^TERN-FILE-BEGIN/,/^TERN-FILE-END/d' || rc=$?
 	[ "$rc" = 124 ] && log "VM timed out after $limit s: killed"
 	return 0
 }
@@ -68,7 +84,23 @@ shell)
 demo)
 	boot "$VM/console-demo.log" "${TERN_DEVICE_OPTS:-time-scale=200}" \
 		"tern.mode=demo${TERN_DEMO_ARGS:+ TERN_DEMO_ARGS=${TERN_DEMO_ARGS// /,}}" 600
+	rm -f "$VM/demo-trace.json" "$VM/demo-timeline.svg"
+	take_files "$VM/console-demo.log" "$VM"
 	grep -q '^TERN-DEMO-OK' "$VM/console-demo.log" || die "the demo failed"
+	python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$VM/demo-trace.json" ||
+		die "the demo's trace is not valid JSON"
+	grep -q '</svg>' "$VM/demo-timeline.svg" || die "the demo's timeline is incomplete"
+	log "the scheduler's timeline of the demo (open it in a browser): $VM/demo-timeline.svg"
+	log "the same as a trace for ui.perfetto.dev or chrome://tracing: $VM/demo-trace.json"
+	;;
+pictures)
+	boot "$VM/console-pictures.log" "${TERN_DEVICE_OPTS:-compute-engines=1,time-scale=200}" \
+		"tern.mode=pictures" 300
+	out=${TERN_PICTURES_OUT:-$TERN_TOP/docs/pictures}
+	mkdir -p "$out"
+	take_files "$VM/console-pictures.log" "$out"
+	grep -q '^TERN-PICTURES-OK' "$VM/console-pictures.log" || die "a recording failed"
+	log "timelines written to $out"
 	;;
 bench)
 	boot "$VM/console-bench.log" "${TERN_DEVICE_OPTS:-}" \

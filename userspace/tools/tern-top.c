@@ -5,9 +5,12 @@
  * tern-top: per-engine and per-client utilisation of tern devices, from the
  * DRM usage statistics in /proc/<pid>/fdinfo (drm-engine-<name> keys), in the
  * manner of intel_gpu_top.  Utilisation is the engine time a client used
- * between two samples divided by the time between them.  Preemptions per
- * engine come from tern's debugfs engines file when it can be read (root,
- * debugfs mounted): fdinfo has no key for them.
+ * between two samples divided by the time between them.  The whole device
+ * (each engine's busy time and preemptions, the scheduler's mode and
+ * tunables, memory in use) comes from the device's sysfs attributes
+ * (docs/abi/sysfs-driver-tern), which every user may read; only the longest
+ * preemption latency comes from tern's debugfs engines file, when it can be
+ * read (root, debugfs mounted).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -41,6 +44,14 @@ struct sample {
 	bool have_preempt;		/* the debugfs engines file was read */
 	unsigned int preempt_count;
 	struct tern_engine_preempt preempt[TERN_DEVICE_MAX_ENGINES];
+	/* from sysfs */
+	bool have_sysfs;
+	unsigned int engines;
+	char engine_class[TERN_DEVICE_MAX_ENGINES][16];
+	uint64_t engine_busy_us[TERN_DEVICE_MAX_ENGINES];
+	uint64_t engine_preemptions[TERN_DEVICE_MAX_ENGINES];
+	char sched_mode[16];
+	uint64_t quantum_us, starve_ms, memory_bytes;
 };
 
 static void usage(FILE *f)
@@ -58,8 +69,10 @@ static void usage(FILE *f)
 		"  -1, --once             print one sample and exit (same as -n 1)\n"
 		"  -h, --help             this help\n"
 		"\n"
-		"Preemptions per engine are shown when tern's debugfs engines file can\n"
-		"be read (as root, with debugfs mounted).\n"
+		"Each engine's busy time and preemptions, the scheduler's settings and the\n"
+		"memory in use come from the device's sysfs files, which any user may read;\n"
+		"the longest preemption latency is shown when tern's debugfs engines file\n"
+		"can be read (as root, with debugfs mounted).\n"
 		"\n"
 		"Exit status: 0 success, 1 failure, 2 bad usage, 3 no tern device,\n"
 		"4 no permission to open the device.\n");
@@ -170,7 +183,80 @@ static void debugfs_engines(const struct tern_device_info *info, char *path, siz
 	snprintf(path, len, "/sys/kernel/debug/accel/%s/engines", info->pci_slot);
 }
 
-/* The preemption counters of the device's engines, from @path (debugfs). */
+/* Read sysfs attribute @name of the device at @dir into @buf; false if not. */
+static bool read_attr(const char *dir, const char *name, char *buf, size_t len)
+{
+	char path[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	return true;
+}
+
+/* Up to @max space-separated numbers of an attribute; how many. */
+static unsigned int read_attr_u64s(const char *dir, const char *name, uint64_t *v,
+				   unsigned int max)
+{
+	char buf[1024], *p = buf, *end;
+	unsigned int n = 0;
+
+	if (!read_attr(dir, name, buf, sizeof(buf)))
+		return 0;
+	while (n < max) {
+		v[n] = strtoull(p, &end, 10);
+		if (end == p)
+			break;
+		n++;
+		p = end;
+	}
+	return n;
+}
+
+/* The device's sysfs attributes (docs/abi/sysfs-driver-tern). */
+static void read_sysfs(struct sample *s, const char *dir)
+{
+	char buf[1024], *tok, *save = NULL;
+	unsigned int n = 0;
+
+	s->have_sysfs = false;
+	if (!read_attr(dir, "tern_engine_class", buf, sizeof(buf)))
+		return;
+	for (tok = strtok_r(buf, " ", &save); tok && n < TERN_DEVICE_MAX_ENGINES;
+	     tok = strtok_r(NULL, " ", &save))
+		snprintf(s->engine_class[n++], sizeof(s->engine_class[0]), "%s", tok);
+	s->engines = n;
+	if (read_attr_u64s(dir, "tern_engine_busy_time_us", s->engine_busy_us, n) != n ||
+	    read_attr_u64s(dir, "tern_engine_preemptions", s->engine_preemptions, n) != n ||
+	    read_attr_u64s(dir, "tern_sched_quantum_us", &s->quantum_us, 1) != 1 ||
+	    read_attr_u64s(dir, "tern_sched_starve_ms", &s->starve_ms, 1) != 1 ||
+	    read_attr_u64s(dir, "tern_memory_utilization", &s->memory_bytes, 1) != 1 ||
+	    !read_attr(dir, "tern_sched_mode", s->sched_mode, sizeof(s->sched_mode)))
+		return;
+	s->have_sysfs = true;
+}
+
+/* The sysfs directory of the device behind /dev/accel/accelN. */
+static void sysfs_dir(const struct tern_device_info *info, char *dir, size_t len)
+{
+	unsigned int minor;
+
+	if (sscanf(info->path, "/dev/accel/accel%u", &minor) == 1)
+		snprintf(dir, len, "/sys/class/accel/accel%u/device", minor);
+	else
+		snprintf(dir, len, "/sys/bus/pci/devices/%s", info->pci_slot);
+}
+
+/* The preemption latencies of the device's engines, from @path (debugfs). */
 static void read_preempt(struct sample *s, const char *path)
 {
 	static char text[16384];
@@ -193,33 +279,51 @@ static void read_preempt(struct sample *s, const char *path)
 	s->preempt_count = tern_engines_parse(text, s->preempt, TERN_DEVICE_MAX_ENGINES);
 }
 
-static void show_preempt(const struct sample *prev, const struct sample *cur,
-			 const char *path)
+static void bar(double pct, char *buf, int width);
+
+/* Busy time and preemptions of each engine, from sysfs. */
+static void show_device(const struct sample *prev, const struct sample *cur, uint64_t dt,
+			const char *path)
 {
 	unsigned int i, j;
+	char b[41], name[32];
 
-	if (!cur->have_preempt) {
-		printf("\n(preemptions not shown: %s cannot be read; it needs root and debugfs)\n",
-		       path[0] ? path : "the debugfs engines file");
+	if (!cur->have_sysfs) {
+		printf("\n(the device's sysfs files cannot be read: per-engine figures not shown)\n");
 		return;
 	}
-	if (!cur->preempt_count) {
-		printf("\n(the driver reports no preemption counters)\n");
-		return;
+	printf("\n%-16s %7s  %s\n", "DEVICE", "BUSY", "");
+	for (i = 0; i < cur->engines; i++) {
+		uint64_t d = prev->have_sysfs && prev->engines == cur->engines &&
+			     cur->engine_busy_us[i] >= prev->engine_busy_us[i] ?
+			     cur->engine_busy_us[i] - prev->engine_busy_us[i] : 0;
+		double pct = dt ? 100.0 * (double)d * 1000.0 / (double)dt : 0.0;
+
+		if (pct > 100.0)
+			pct = 100.0;
+		bar(pct, b, 40);
+		snprintf(name, sizeof(name), "engine %u %s", i, cur->engine_class[i]);
+		printf("%-16s %6.1f%%  |%s|\n", name, pct, b);
 	}
+
 	printf("\n%-16s %7s %9s %14s\n", "PREEMPTIONS", "SAMPLE", "TOTAL", "MAX LATENCY");
-	for (i = 0; i < cur->preempt_count; i++) {
-		const struct tern_engine_preempt *e = &cur->preempt[i];
-		uint64_t before = e->jobs;
-		char name[32];
+	for (i = 0; i < cur->engines; i++) {
+		uint64_t total = cur->engine_preemptions[i], before = total;
+		char lat[32] = "-";
 
-		for (j = 0; prev->have_preempt && j < prev->preempt_count; j++)
-			if (prev->preempt[j].id == e->id && prev->preempt[j].jobs <= e->jobs)
-				before = prev->preempt[j].jobs;
-		snprintf(name, sizeof(name), "engine %u %s", e->id, e->class_name);
-		printf("%-16s %7" PRIu64 " %9" PRIu64 " %11.3f ms\n", name, e->jobs - before,
-		       e->jobs, e->max_latency_ns / 1e6);
+		if (prev->have_sysfs && prev->engines == cur->engines &&
+		    prev->engine_preemptions[i] <= total)
+			before = prev->engine_preemptions[i];
+		for (j = 0; cur->have_preempt && j < cur->preempt_count; j++)
+			if (cur->preempt[j].id == i)
+				snprintf(lat, sizeof(lat), "%.3f ms",
+					 cur->preempt[j].max_latency_ns / 1e6);
+		snprintf(name, sizeof(name), "engine %u %s", i, cur->engine_class[i]);
+		printf("%-16s %7" PRIu64 " %9" PRIu64 " %14s\n", name, total - before, total, lat);
 	}
+	if (!cur->have_preempt)
+		printf("(max latency not shown: %s cannot be read; it needs root and debugfs)\n",
+		       path[0] ? path : "the debugfs engines file");
 }
 
 static const struct client *find_client(const struct sample *s, const struct client *c)
@@ -281,6 +385,10 @@ static void show(const struct tern_device_info *info, const struct sample *prev,
 	printf("tern-top - %s%s%s, %u engines, %u client%s, %.0f ms sample\n",
 	       info->path, info->pci_slot[0] ? " at " : "", info->pci_slot,
 	       info->engine_count, cur->count, cur->count == 1 ? "" : "s", dt / 1e6);
+	if (cur->have_sysfs)
+		printf("scheduler %s, quantum %" PRIu64 " us, starvation bound %" PRIu64
+		       " ms; %.1f MiB in buffers\n", cur->sched_mode, cur->quantum_us,
+		       cur->starve_ms, cur->memory_bytes / 1048576.0);
 	printf("\n%-16s %7s  %s\n", "ENGINE", "BUSY", "");
 	for (e = 0; e < n; e++) {
 		double total = 0.0;
@@ -295,7 +403,7 @@ static void show(const struct tern_device_info *info, const struct sample *prev,
 	}
 	if (!n)
 		printf("(no engine activity reported: no tern client is running)\n");
-	show_preempt(prev, cur, preempt_path);
+	show_device(prev, cur, dt, preempt_path);
 
 	printf("\n%7s %8s %-16s %10s", "PID", "CLIENT", "NAME", "MEM(KiB)");
 	for (e = 0; e < n; e++)
@@ -326,7 +434,7 @@ int main(int argc, char **argv)
 	};
 	uint64_t interval_ms = 1000, iterations = 0, it;
 	struct sample *prev, *cur, *tmp;
-	char preempt_path[128] = "";
+	char preempt_path[128] = "", sys_path[128];
 	const char *spec = NULL;
 	struct tern_device *dev;
 	struct timespec ts;
@@ -382,7 +490,9 @@ int main(int argc, char **argv)
 	}
 	clear = isatty(STDOUT_FILENO) && iterations != 1;
 	debugfs_engines(tern_device_info(dev), preempt_path, sizeof(preempt_path));
+	sysfs_dir(tern_device_info(dev), sys_path, sizeof(sys_path));
 	take_sample(prev, tern_device_info(dev)->pci_slot);
+	read_sysfs(prev, sys_path);
 	read_preempt(prev, preempt_path);
 	for (it = 0; !iterations || it < iterations; it++) {
 		ts.tv_sec = (time_t)(interval_ms / 1000);
@@ -390,6 +500,7 @@ int main(int argc, char **argv)
 		while (nanosleep(&ts, &ts) && errno == EINTR)
 			;
 		take_sample(cur, tern_device_info(dev)->pci_slot);
+		read_sysfs(cur, sys_path);
 		read_preempt(cur, preempt_path);
 		if (it && !clear)
 			printf("\n");

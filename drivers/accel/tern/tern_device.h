@@ -64,6 +64,8 @@
  * @device_resets: count of engine resets, for debugfs
  * @sched_params_lock: serialises changes of the schedulers' tunables
  * @raw_nop: state of the debugfs raw_nop file (tern_debugfs.c)
+ * @bo_bytes: size of the BOs created on the device and not yet freed
+ *	(sysfs tern_memory_utilization)
  */
 struct tern_device {
 	struct drm_device drm;
@@ -101,6 +103,7 @@ struct tern_device {
 	atomic_t device_resets;
 	struct mutex sched_params_lock; /* see above */
 	struct tern_raw_nop *raw_nop;
+	atomic64_t bo_bytes;
 };
 
 struct tern_raw_nop;

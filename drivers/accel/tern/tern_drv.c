@@ -23,6 +23,7 @@
 #include "tern_drv.h"
 #include "tern_gem.h"
 #include "tern_job.h"
+#include "tern_sysfs.h"
 #include "tern_vm.h"
 
 /**
@@ -178,14 +179,27 @@ static void tern_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 	u64 busy[DRM_TERN_ENGINE_CLASS_COPY + 1];
 	unsigned int compute = tdev->compute_count;
 	unsigned int copy = tdev->engine_count - compute;
+	u64 clock = 0;
+	int idx;
 
 	tern_context_busy_ns(tfile, busy);
+	/* the device clock counts ns: cycles of a 1 GHz clock */
+	if (drm_dev_enter(&tdev->drm, &idx)) {
+		clock = tern_device_clock_ns(tdev);
+		drm_dev_exit(idx);
+	}
 	drm_printf(p, "drm-engine-compute:\t%llu ns\n", busy[DRM_TERN_ENGINE_CLASS_COMPUTE]);
 	if (compute > 1)
 		drm_printf(p, "drm-engine-capacity-compute:\t%u\n", compute);
+	drm_printf(p, "drm-cycles-compute:\t%llu\n", busy[DRM_TERN_ENGINE_CLASS_COMPUTE]);
+	if (clock)
+		drm_printf(p, "drm-total-cycles-compute:\t%llu\n", clock);
 	drm_printf(p, "drm-engine-copy:\t%llu ns\n", busy[DRM_TERN_ENGINE_CLASS_COPY]);
 	if (copy > 1)
 		drm_printf(p, "drm-engine-capacity-copy:\t%u\n", copy);
+	drm_printf(p, "drm-cycles-copy:\t%llu\n", busy[DRM_TERN_ENGINE_CLASS_COPY]);
+	if (clock)
+		drm_printf(p, "drm-total-cycles-copy:\t%llu\n", clock);
 	drm_show_memory_stats(p, file);
 }
 
@@ -401,6 +415,7 @@ static struct pci_driver tern_pci_driver = {
 	.id_table = tern_pci_ids,
 	.probe = tern_probe,
 	.remove = tern_remove,
+	.dev_groups = tern_sysfs_groups,
 };
 module_pci_driver(tern_pci_driver);
 

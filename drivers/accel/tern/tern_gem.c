@@ -59,8 +59,15 @@ static size_t tern_gem_rss(struct drm_gem_object *obj)
 	return tern_gem_status(obj) & DRM_GEM_OBJECT_RESIDENT ? obj->size : 0;
 }
 
+static void tern_gem_free(struct drm_gem_object *obj)
+{
+	if (to_tern_bo(obj)->accounted)
+		atomic64_sub(obj->size, &to_tern_device(obj->dev)->bo_bytes);
+	drm_gem_shmem_object_free(obj);
+}
+
 static const struct drm_gem_object_funcs tern_gem_funcs = {
-	.free = drm_gem_shmem_object_free,
+	.free = tern_gem_free,
 	.print_info = drm_gem_shmem_object_print_info,
 	.pin = drm_gem_shmem_object_pin,
 	.unpin = drm_gem_shmem_object_unpin,
@@ -135,6 +142,8 @@ int tern_bo_create_ioctl(struct drm_device *dev, void *data, struct drm_file *fi
 		ret = PTR_ERR(shmem);
 		goto out_exit;
 	}
+	to_tern_bo(&shmem->base)->accounted = true;
+	atomic64_add(shmem->base.size, &to_tern_device(dev)->bo_bytes);
 
 	ret = drm_gem_handle_create(file, &shmem->base, &handle);
 	/* The handle holds the reference from now on (or nothing does). */

@@ -17,10 +17,13 @@ struct sg_table;
  * struct tern_bo - a tern buffer object
  * @base: the GEM shmem object (system memory, or an imported dma-buf)
  * @placement: enum drm_tern_bo_placement chosen at creation
+ * @accounted: created by DRM_IOCTL_TERN_BO_CREATE and counted in
+ *	&tern_device.bo_bytes until freed
  */
 struct tern_bo {
 	struct drm_gem_shmem_object base;
 	u32 placement;
+	bool accounted;
 };
 
 static inline struct tern_bo *to_tern_bo(struct drm_gem_object *obj)

@@ -247,6 +247,7 @@ static struct tern_policy_job *tern_policy_pick_fifo(struct tern_policy *p)
 	/* fifo keeps no promises: forget those fair mode made */
 	p->promised = NULL;
 	p->owed = NULL;
+	p->last_pick = TERN_POLICY_REASON_FIFO;
 	return tern_policy_dequeue(p, best);
 }
 
@@ -302,6 +303,7 @@ static int tern_policy_starved_class(const struct tern_policy *p, int top,
  * @p: the policy
  *
  * The job is taken off its entity's queue; the caller places it in a slot.
+ * Why it was chosen is left in &tern_policy.last_pick.
  *
  * Return: the job, or NULL when no job is ready.
  */
@@ -332,6 +334,7 @@ struct tern_policy_job *tern_policy_pick_next(struct tern_policy *p)
 		if (p->promised == job)
 			p->promised = NULL;
 		p->owed = job;
+		p->last_pick = TERN_POLICY_REASON_OWED;
 		return job;
 	}
 
@@ -346,6 +349,7 @@ struct tern_policy_job *tern_policy_pick_next(struct tern_policy *p)
 		job = tern_policy_dequeue(p, p->promised->entity);
 		if (job == p->promised)
 			p->promised = NULL;
+		p->last_pick = TERN_POLICY_REASON_PROMISED;
 		return job;
 	}
 
@@ -358,6 +362,8 @@ struct tern_policy_job *tern_policy_pick_next(struct tern_policy *p)
 		p->owed = job;
 		p->owed_ns = 0;
 	}
+	p->last_pick = c >= 0 ? TERN_POLICY_REASON_STARVATION :
+				TERN_POLICY_REASON_PRIORITY;
 	return job;
 }
 
@@ -396,41 +402,48 @@ void tern_policy_charge(struct tern_policy *p, struct tern_policy_entity *e,
  * the caller charges the preempted run and gives both jobs back with
  * tern_policy_requeue().
  *
- * Return: true when a ready job or @next is of a strictly higher class than
- * @running; when @running_ns reached the quantum and a job of another entity
- * of the same or a higher class is ready or is @next; or when a lower class
- * reached its starvation bound.  Never in fifo mode, and never when nothing
- * else is ready.
+ * Return: why to preempt, or %TERN_POLICY_REASON_NONE (0) to keep running:
+ * %TERN_POLICY_REASON_PRIORITY when a ready job or @next is of a strictly
+ * higher class than @running; %TERN_POLICY_REASON_QUANTUM when @running_ns
+ * reached the quantum and a job of another entity of the same class (or
+ * one owed a turn) is ready or is @next; %TERN_POLICY_REASON_STARVATION when
+ * a lower class reached its starvation bound, or @next, owed a turn by a
+ * starved class, waits for an expired quantum.  Never in fifo mode, and
+ * never when nothing else is ready.
  */
-bool tern_policy_should_preempt(const struct tern_policy *p,
-				const struct tern_policy_job *running,
-				u64 running_ns,
-				const struct tern_policy_job *next)
+enum tern_policy_reason
+tern_policy_should_preempt(const struct tern_policy *p,
+			   const struct tern_policy_job *running,
+			   u64 running_ns, const struct tern_policy_job *next)
 {
 	const struct tern_policy_entity *r = running->entity;
 	const struct tern_policy_entity *e;
 	bool expired = running_ns >= p->quantum_ns;
 
 	if (p->mode == TERN_POLICY_FIFO)
-		return false;
+		return TERN_POLICY_REASON_NONE;
 	/* A job picked for a starved class gets a quantum in any case. */
 	if (running == p->owed && !expired)
-		return false;
+		return TERN_POLICY_REASON_NONE;
 
 	if (next && next->entity->prio > r->prio)
-		return true;
+		return TERN_POLICY_REASON_PRIORITY;
 	if (expired && next && next->entity != r &&
 	    (next->entity->prio == r->prio || next == p->owed))
-		return true;
+		return next->entity->prio == r->prio ?
+		       TERN_POLICY_REASON_QUANTUM :
+		       TERN_POLICY_REASON_STARVATION;
 
 	list_for_each_entry(e, &p->ready, ready_link) {
 		if (e->prio > r->prio)
-			return true;
+			return TERN_POLICY_REASON_PRIORITY;
 		if (expired && e != r && e->prio == r->prio)
-			return true;
+			return TERN_POLICY_REASON_QUANTUM;
 	}
 
-	return tern_policy_starved_class(p, r->prio, running_ns) >= 0;
+	if (tern_policy_starved_class(p, r->prio, running_ns) >= 0)
+		return TERN_POLICY_REASON_STARVATION;
+	return TERN_POLICY_REASON_NONE;
 }
 
 /**

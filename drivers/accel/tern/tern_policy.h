@@ -28,6 +28,34 @@ enum tern_policy_mode {
 	TERN_POLICY_FIFO,
 };
 
+/**
+ * enum tern_policy_reason - why the policy picked a job or asked for a
+ *	preemption (reported by the tern_job_run and tern_preempt_request
+ *	tracepoints; docs/tracepoints.md)
+ * @TERN_POLICY_REASON_NONE: no decision (should_preempt: keep running)
+ * @TERN_POLICY_REASON_FIFO: fifo mode: the oldest ready job
+ * @TERN_POLICY_REASON_PRIORITY: a pick: the highest class with ready work,
+ *	in it the entity with the least virtual time; a preemption: a job of
+ *	a strictly higher class is ready or in the second slot
+ * @TERN_POLICY_REASON_QUANTUM: a preemption: the running job used its
+ *	quantum and another entity of its class (or a job owed a turn) waits
+ * @TERN_POLICY_REASON_STARVATION: a lower class reached its starvation
+ *	bound: it gets this pick, or the running job is preempted for it
+ * @TERN_POLICY_REASON_PROMISED: a pick: the job a preemption cancelled in
+ *	the second slot goes first again
+ * @TERN_POLICY_REASON_OWED: a pick: a job picked for a starved class and
+ *	preempted before it ran a quantum keeps its turn
+ */
+enum tern_policy_reason {
+	TERN_POLICY_REASON_NONE,
+	TERN_POLICY_REASON_FIFO,
+	TERN_POLICY_REASON_PRIORITY,
+	TERN_POLICY_REASON_QUANTUM,
+	TERN_POLICY_REASON_STARVATION,
+	TERN_POLICY_REASON_PROMISED,
+	TERN_POLICY_REASON_OWED,
+};
+
 struct tern_policy_entity;
 
 /**
@@ -88,6 +116,8 @@ struct tern_policy_entity {
  *	preemption, like a job of the running class, and keeps its turn if it
  *	is preempted before it ran a quantum
  * @owed_ns: device time charged to @owed's entity since it was picked
+ * @last_pick: &enum tern_policy_reason of the last tern_policy_pick_next()
+ *	that returned a job
  */
 struct tern_policy {
 	enum tern_policy_mode mode;
@@ -103,6 +133,7 @@ struct tern_policy {
 	unsigned int promised_bar;
 	const struct tern_policy_job *owed;
 	u64 owed_ns;
+	enum tern_policy_reason last_pick;
 };
 
 void tern_policy_init(struct tern_policy *p, enum tern_policy_mode mode,
@@ -118,10 +149,10 @@ struct tern_policy_job *tern_policy_entity_pop(struct tern_policy *p,
 struct tern_policy_job *tern_policy_pick_next(struct tern_policy *p);
 void tern_policy_charge(struct tern_policy *p, struct tern_policy_entity *e,
 			u64 ns);
-bool tern_policy_should_preempt(const struct tern_policy *p,
-				const struct tern_policy_job *running,
-				u64 running_ns,
-				const struct tern_policy_job *next);
+enum tern_policy_reason
+tern_policy_should_preempt(const struct tern_policy *p,
+			   const struct tern_policy_job *running,
+			   u64 running_ns, const struct tern_policy_job *next);
 void tern_policy_forget(struct tern_policy *p,
 			const struct tern_policy_job *job);
 u64 tern_policy_next_check(const struct tern_policy *p,

@@ -230,6 +230,8 @@ static void tern_sched_signal(struct tern_sched *s, struct tern_sched_job *job,
 	 */
 	if (error)
 		dma_fence_set_error(fence, error);
+	/* before the signal: once signalled, the job may be freed at once */
+	trace_tern_job_signal(s->eng->id, job->ctx->tag, job->seqno, error);
 	dma_fence_signal(fence);
 	dma_fence_put(fence);
 }
@@ -328,6 +330,10 @@ static void tern_sched_requeue(struct tern_sched *s,
 /* The job in the first slot starts running (as far as the driver knows). */
 static void tern_sched_head_started(struct tern_sched *s)
 {
+	struct tern_sched_job *job = s->slot[s->order[0]];
+
+	trace_tern_job_start(s->eng->id, s->order[0], job->ctx->tag,
+			     job->seqno);
 	s->run_start_ns = tern_engine_busy_ns(s->eng);
 	tern_policy_progress_start(&s->progress, tern_engine_progress(s->eng),
 				   ktime_get_ns());
@@ -351,7 +357,7 @@ static void tern_sched_program(struct tern_sched *s, struct tern_sched_job *job)
 	job->ctx->in_slots++;
 	s->jobs_run++;
 	trace_tern_job_run(s->eng->id, slot, job->ctx->tag, job->seqno,
-			   job->desc.seqno);
+			   job->desc.seqno, job->resume, s->policy.last_pick);
 
 	if (s->inflight == 1) {
 		tern_sched_head_started(s);
@@ -483,11 +489,12 @@ static void tern_sched_retire(struct tern_sched *s)
 
 		tern_engine_slot_result(eng, slot, &res);
 		tern_engine_slot_ack(eng, slot);
+		/* traced before the next job becomes the head */
+		trace_tern_job_complete(eng->id, slot, s->slot[slot]->ctx->tag,
+					s->slot[slot]->seqno, res.outcome,
+					res.run_ns);
 		job = tern_sched_pop_head(s);
 		ctx = job->ctx;
-
-		trace_tern_job_complete(eng->id, slot, ctx->tag, job->seqno,
-					res.outcome, res.run_ns);
 		tern_policy_charge(&s->policy, &ctx->entity, res.run_ns);
 
 		switch (res.outcome) {
@@ -548,6 +555,7 @@ static void tern_sched_retire(struct tern_sched *s)
 static void tern_sched_check_preempt(struct tern_sched *s)
 {
 	struct tern_sched_job *running, *next;
+	enum tern_policy_reason why;
 	u64 ran, wait;
 
 	lockdep_assert_held(&s->lock);
@@ -562,9 +570,12 @@ static void tern_sched_check_preempt(struct tern_sched *s)
 		return;
 	ran = tern_engine_busy_ns(s->eng) - s->run_start_ns;
 
-	if (tern_policy_should_preempt(&s->policy, &running->pjob, ran,
-				       next ? &next->pjob : NULL)) {
+	why = tern_policy_should_preempt(&s->policy, &running->pjob, ran,
+					 next ? &next->pjob : NULL);
+	if (why) {
 		tern_eng_write(s->eng, TERN_ENG_PREEMPT, 1);
+		trace_tern_preempt_request(s->eng->id, running->ctx->tag,
+					   running->seqno, why, ran);
 		s->preempting = true;
 		s->preempt_start_ns = ktime_get_ns();
 		s->preempt_ctx_tag = running->ctx->tag;
@@ -834,6 +845,9 @@ void tern_sched_push(struct tern_sched *sched, struct tern_sched_job *job)
 		 */
 		tern_policy_push(&sched->policy, &ctx->entity, &job->pjob);
 		sched->queued++;
+		trace_tern_job_queue(sched->eng->id, ctx->tag, job->seqno,
+				     ctx->entity.prio,
+				     ctx->entity.weight / TERN_POLICY_WEIGHT_SCALE);
 		tern_sched_feed(sched);
 		tern_sched_check_preempt(sched);
 	}

@@ -11,6 +11,32 @@
 #include <linux/tracepoint.h>
 #include <linux/types.h>
 
+#include "tern_policy.h"
+
+/*
+ * The events and their fields are an interface of tern-trace and of anyone
+ * who records them: docs/tracepoints.md describes each one.  Add fields at
+ * the end; do not rename or remove one.
+ */
+
+TRACE_DEFINE_ENUM(TERN_POLICY_REASON_NONE);
+TRACE_DEFINE_ENUM(TERN_POLICY_REASON_FIFO);
+TRACE_DEFINE_ENUM(TERN_POLICY_REASON_PRIORITY);
+TRACE_DEFINE_ENUM(TERN_POLICY_REASON_QUANTUM);
+TRACE_DEFINE_ENUM(TERN_POLICY_REASON_STARVATION);
+TRACE_DEFINE_ENUM(TERN_POLICY_REASON_PROMISED);
+TRACE_DEFINE_ENUM(TERN_POLICY_REASON_OWED);
+
+#define tern_trace_reason_name(r)					\
+	__print_symbolic(r,						\
+			 { TERN_POLICY_REASON_NONE, "none" },		\
+			 { TERN_POLICY_REASON_FIFO, "fifo" },		\
+			 { TERN_POLICY_REASON_PRIORITY, "priority" },	\
+			 { TERN_POLICY_REASON_QUANTUM, "quantum" },	\
+			 { TERN_POLICY_REASON_STARVATION, "starvation" }, \
+			 { TERN_POLICY_REASON_PROMISED, "promised" },	\
+			 { TERN_POLICY_REASON_OWED, "owed" })
+
 TRACE_EVENT(tern_job_submit,
 	    TP_PROTO(u32 ctx_tag, u32 seqno, u32 engine, u32 size, u32 bo_count),
 	    TP_ARGS(ctx_tag, seqno, engine, size, bo_count),
@@ -29,22 +55,62 @@ TRACE_EVENT(tern_job_submit,
 		      __entry->size, __entry->bo_count)
 );
 
+TRACE_EVENT(tern_job_queue,
+	    TP_PROTO(u32 engine, u32 ctx_tag, u32 seqno, u32 prio, u32 weight),
+	    TP_ARGS(engine, ctx_tag, seqno, prio, weight),
+	    TP_STRUCT__entry(__field(u32, engine)
+			     __field(u32, ctx_tag)
+			     __field(u32, seqno)
+			     __field(u32, prio)
+			     __field(u32, weight)),
+	    TP_fast_assign(__entry->engine = engine;
+			   __entry->ctx_tag = ctx_tag;
+			   __entry->seqno = seqno;
+			   __entry->prio = prio;
+			   __entry->weight = weight;),
+	    TP_printk("engine=%u ctx=%u seqno=%u prio=%u weight=%u",
+		      __entry->engine, __entry->ctx_tag, __entry->seqno,
+		      __entry->prio, __entry->weight)
+);
+
 TRACE_EVENT(tern_job_run,
-	    TP_PROTO(u32 engine, u32 slot, u32 ctx_tag, u32 seqno, u32 hw_seqno),
-	    TP_ARGS(engine, slot, ctx_tag, seqno, hw_seqno),
+	    TP_PROTO(u32 engine, u32 slot, u32 ctx_tag, u32 seqno, u32 hw_seqno,
+		     bool resume, u32 reason),
+	    TP_ARGS(engine, slot, ctx_tag, seqno, hw_seqno, resume, reason),
 	    TP_STRUCT__entry(__field(u32, engine)
 			     __field(u32, slot)
 			     __field(u32, ctx_tag)
 			     __field(u32, seqno)
-			     __field(u32, hw_seqno)),
+			     __field(u32, hw_seqno)
+			     __field(u32, resume)
+			     __field(u32, reason)),
 	    TP_fast_assign(__entry->engine = engine;
 			   __entry->slot = slot;
 			   __entry->ctx_tag = ctx_tag;
 			   __entry->seqno = seqno;
-			   __entry->hw_seqno = hw_seqno;),
-	    TP_printk("engine=%u slot=%u ctx=%u seqno=%u hw_seqno=%u",
+			   __entry->hw_seqno = hw_seqno;
+			   __entry->resume = resume;
+			   __entry->reason = reason;),
+	    TP_printk("engine=%u slot=%u ctx=%u seqno=%u hw_seqno=%u resume=%u reason=%s",
 		      __entry->engine, __entry->slot, __entry->ctx_tag,
-		      __entry->seqno, __entry->hw_seqno)
+		      __entry->seqno, __entry->hw_seqno, __entry->resume,
+		      tern_trace_reason_name(__entry->reason))
+);
+
+TRACE_EVENT(tern_job_start,
+	    TP_PROTO(u32 engine, u32 slot, u32 ctx_tag, u32 seqno),
+	    TP_ARGS(engine, slot, ctx_tag, seqno),
+	    TP_STRUCT__entry(__field(u32, engine)
+			     __field(u32, slot)
+			     __field(u32, ctx_tag)
+			     __field(u32, seqno)),
+	    TP_fast_assign(__entry->engine = engine;
+			   __entry->slot = slot;
+			   __entry->ctx_tag = ctx_tag;
+			   __entry->seqno = seqno;),
+	    TP_printk("engine=%u slot=%u ctx=%u seqno=%u",
+		      __entry->engine, __entry->slot, __entry->ctx_tag,
+		      __entry->seqno)
 );
 
 TRACE_EVENT(tern_job_complete,
@@ -66,6 +132,40 @@ TRACE_EVENT(tern_job_complete,
 	    TP_printk("engine=%u slot=%u ctx=%u seqno=%u outcome=%u run_ns=%llu",
 		      __entry->engine, __entry->slot, __entry->ctx_tag,
 		      __entry->seqno, __entry->outcome, __entry->run_ns)
+);
+
+TRACE_EVENT(tern_job_signal,
+	    TP_PROTO(u32 engine, u32 ctx_tag, u32 seqno, int error),
+	    TP_ARGS(engine, ctx_tag, seqno, error),
+	    TP_STRUCT__entry(__field(u32, engine)
+			     __field(u32, ctx_tag)
+			     __field(u32, seqno)
+			     __field(int, error)),
+	    TP_fast_assign(__entry->engine = engine;
+			   __entry->ctx_tag = ctx_tag;
+			   __entry->seqno = seqno;
+			   __entry->error = error;),
+	    TP_printk("engine=%u ctx=%u seqno=%u error=%d",
+		      __entry->engine, __entry->ctx_tag, __entry->seqno,
+		      __entry->error)
+);
+
+TRACE_EVENT(tern_preempt_request,
+	    TP_PROTO(u32 engine, u32 ctx_tag, u32 seqno, u32 reason, u64 ran_ns),
+	    TP_ARGS(engine, ctx_tag, seqno, reason, ran_ns),
+	    TP_STRUCT__entry(__field(u32, engine)
+			     __field(u32, ctx_tag)
+			     __field(u32, seqno)
+			     __field(u32, reason)
+			     __field(u64, ran_ns)),
+	    TP_fast_assign(__entry->engine = engine;
+			   __entry->ctx_tag = ctx_tag;
+			   __entry->seqno = seqno;
+			   __entry->reason = reason;
+			   __entry->ran_ns = ran_ns;),
+	    TP_printk("engine=%u ctx=%u seqno=%u reason=%s ran_ns=%llu",
+		      __entry->engine, __entry->ctx_tag, __entry->seqno,
+		      tern_trace_reason_name(__entry->reason), __entry->ran_ns)
 );
 
 TRACE_EVENT(tern_job_preempt,

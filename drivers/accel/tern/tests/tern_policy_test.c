@@ -692,6 +692,53 @@ static void tern_policy_owed_keeps_turn(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, next->ctx, 0u + (h1->e.vtime <= h2->e.vtime ? 0 : 1));
 }
 
+/* Each decision says why (the tracepoints report it). */
+static void tern_policy_reasons(struct kunit *test)
+{
+	struct fake_engine *eng = fake_engine(test, TERN_POLICY_FAIR);
+	struct fake_ctx *a = fake_ctx(eng, 1, TERN_POLICY_WEIGHT_SCALE, 10 * MS, false);
+	struct fake_ctx *b = fake_ctx(eng, 1, TERN_POLICY_WEIGHT_SCALE, MS, false);
+	struct fake_ctx *lo = fake_ctx(eng, 0, TERN_POLICY_WEIGHT_SCALE, MS, false);
+	struct fake_ctx *hi = fake_ctx(eng, 2, TERN_POLICY_WEIGHT_SCALE, MS, false);
+	struct fake_job *ja, *jb, *jh, *jl;
+
+	ja = fake_submit(eng, a, 1);
+	KUNIT_ASSERT_PTR_EQ(test, fake_pick(eng), ja);
+	KUNIT_EXPECT_EQ(test, eng->p.last_pick, TERN_POLICY_REASON_PRIORITY);
+	KUNIT_EXPECT_EQ(test, tern_policy_should_preempt(&eng->p, &ja->pj, QUANTUM, NULL),
+			TERN_POLICY_REASON_NONE);
+
+	jb = fake_submit(eng, b, 2);
+	KUNIT_EXPECT_EQ(test, tern_policy_should_preempt(&eng->p, &ja->pj, QUANTUM, NULL),
+			TERN_POLICY_REASON_QUANTUM);
+	jh = fake_submit(eng, hi, 3);
+	KUNIT_EXPECT_EQ(test, tern_policy_should_preempt(&eng->p, &ja->pj, 1, NULL),
+			TERN_POLICY_REASON_PRIORITY);
+
+	/* a preempted for hi with b pending: b was promised its turn */
+	KUNIT_ASSERT_PTR_EQ(test, fake_pick(eng), jh);
+	tern_policy_charge(&eng->p, &a->e, 1);
+	tern_policy_requeue(&eng->p, &ja->pj, &jh->pj);
+	KUNIT_EXPECT_PTR_EQ(test, fake_pick(eng), jh);
+	KUNIT_EXPECT_EQ(test, eng->p.last_pick, TERN_POLICY_REASON_PROMISED);
+	tern_policy_charge(&eng->p, &hi->e, MS);
+	tern_policy_forget(&eng->p, &jh->pj);
+
+	/* lo waits while the normal class runs: once past the bound, it is picked */
+	jl = fake_submit(eng, lo, 4);
+	tern_policy_charge(&eng->p, &a->e, STARVE);
+	KUNIT_EXPECT_EQ(test, tern_policy_should_preempt(&eng->p, &jb->pj, 0, NULL),
+			TERN_POLICY_REASON_STARVATION);
+	KUNIT_EXPECT_PTR_EQ(test, fake_pick(eng), jl);
+	KUNIT_EXPECT_EQ(test, eng->p.last_pick, TERN_POLICY_REASON_STARVATION);
+
+	eng->p.mode = TERN_POLICY_FIFO;
+	KUNIT_EXPECT_NOT_NULL(test, fake_pick(eng));
+	KUNIT_EXPECT_EQ(test, eng->p.last_pick, TERN_POLICY_REASON_FIFO);
+	KUNIT_EXPECT_EQ(test, tern_policy_should_preempt(&eng->p, &ja->pj, 100 * QUANTUM,
+							 NULL), TERN_POLICY_REASON_NONE);
+}
+
 static struct kunit_case tern_policy_cases[] = {
 	KUNIT_CASE(tern_policy_strict_priority),
 	KUNIT_CASE(tern_policy_fair_equal),
@@ -709,6 +756,7 @@ static struct kunit_case tern_policy_cases[] = {
 	KUNIT_CASE(tern_policy_next_check_due),
 	KUNIT_CASE(tern_policy_forgets_finished_jobs),
 	KUNIT_CASE(tern_policy_owed_keeps_turn),
+	KUNIT_CASE(tern_policy_reasons),
 	{}
 };
 
