@@ -9,6 +9,8 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include <asm/barrier.h>
+
 #include "tern_pt.h"
 #include "tern_regs.h"
 
@@ -37,11 +39,14 @@
  * - Mapping never replaces a valid entry (-EEXIST) and either maps every
  *   page or none: a failure half-way unmaps what was mapped and frees the
  *   tables made for it.
- * - Entries are written with WRITE_ONCE, children are linked only after they
- *   are initialised; the device TLB never caches invalid entries, so new
- *   mappings are usable at once.  Removing mappings needs a TLB
- *   invalidation, which is the owner's job (tern_vm), as is not reusing freed
- *   tables before that invalidation (see &tern_pt_ops.free_table).
+ * - Entries are written with WRITE_ONCE (a 64-bit entry is never seen
+ *   half-written), children are linked only after they are initialised,
+ *   with dma_wmb() between the zeroing of a new table and the entry that
+ *   links it (a job running in the address space may walk the table as soon
+ *   as the link is visible).  The device TLB never caches invalid entries,
+ *   so new mappings are usable at once.  Removing mappings needs a TLB
+ *   invalidation, which is the owner's job (tern_vm), as is not reusing
+ *   freed tables before that invalidation (see &tern_pt_ops.free_table).
  */
 
 #define TERN_VA_LIMIT		BIT_ULL(TERN_VA_BITS)
@@ -221,6 +226,14 @@ static struct tern_pt_node *tern_pt_leaf(struct tern_pt *pt, u64 va)
 				return NULL;
 			node->children[idx] = child;
 			node->used++;
+			/*
+			 * The device may walk the new table as soon as it
+			 * sees the link: the zeroes written by
+			 * tern_pt_node_alloc() must reach memory first.
+			 * dma_wmb() orders CPU writes to coherent DMA memory
+			 * as the device observes them.
+			 */
+			dma_wmb();
 			tern_pt_set(node, idx, child->dev_addr | TERN_PTE_VALID);
 		}
 		node = child;
