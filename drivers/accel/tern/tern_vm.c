@@ -8,6 +8,7 @@
 #include <linux/idr.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
@@ -49,13 +50,26 @@
  * Unmap: the jobs of the file that are queued or running may still use the
  * range, so the unmap first waits for every fence in the VM's reservation
  * object (tern_vm_resv(): the submit path adds each job's finished fence to
- * it with %DMA_RESV_USAGE_BOOKKEEP).  Then, under the VM lock, it clears
- * the page-table entries, invalidates the TLBs of all engines
- * (tern_device_tlb_invalidate()) and frees the page tables that became
- * empty; only after that are the pages unpinned and the BO references
- * dropped.  Page tables are never freed before the invalidation either: the
- * table allocator (tern_vm_free_table()) only queues them.  So the device
- * never reaches a page or a table that was given back.
+ * it with %DMA_RESV_USAGE_BOOKKEEP, under the object's lock, before it
+ * pushes the job).  That wait is interruptible and changes nothing.  Then,
+ * under the VM lock, the range leaves the drm_mm, its page-table entries
+ * are cleared, the TLBs of all engines are invalidated
+ * (tern_device_tlb_invalidate()) and the tables that became empty are
+ * taken off the tree (tern_vm_retire()); nothing is freed yet.
+ *
+ * Jobs submitted after the first wait may have translated through the old
+ * entries before they were cleared, and a chunk already translated may
+ * still finish its accesses after the invalidation (docs/hardware.md 9.3).
+ * So before anything is given back, tern_vm_reap() takes the reservation
+ * object's lock, copies the fences it holds then and waits for them (not
+ * interruptibly: the range is already gone, and they are jobs of this file,
+ * which end).  A job whose fence is not in that copy added it after the
+ * copy, so was pushed, and ran, after the entries were cleared and the TLBs
+ * invalidated: it faults on the range instead of reaching the old pages.
+ * Only then are the tables freed, the pages unpinned and the BO references
+ * dropped.  The copy is taken once, so a thread that keeps submitting
+ * cannot hold the unmap up for longer than the jobs in it take.  A map that
+ * fails half-way takes the same path for what it wrote.
  *
  * Teardown: the VM is reference counted; the file holds one reference and
  * every job another, so the VM outlives the jobs that use it.  The last
@@ -70,8 +84,11 @@
  * Lock order: tern_vm_list_lock, then &tern_vm.lock (debugfs walks the
  * VMs of a device).  &tern_vm.lock is taken with no other tern lock held
  * and nests no BO lock: pinning and unpinning happen outside of it.  The
- * VM's reservation object is only locked by the submit path, never under
- * either lock; memory code only waits on its fences, holding no lock.
+ * VM's reservation object and &tern_vm.lock are never held together: the
+ * submit path locks the reservation object (with those of the BOs), the
+ * memory code takes it only in tern_vm_reap(), alone, after it released
+ * &tern_vm.lock; the ordering of the entries' removal before the copy of
+ * the fences comes from that sequence, not from nesting.
  */
 
 /* The list of all VMs, for single-use devices and debugging. */
@@ -93,8 +110,7 @@ static DEFINE_IDA(tern_vm_ida);
  * @mm: the VA ranges mapped
  * @pt: the page tables
  * @tables: bus address >> TERN_PAGE_SHIFT -> &struct tern_vm_table
- * @dead_tables: tables unlinked from @pt, freed after the next TLB
- *	invalidation
+ * @dead_tables: tables unlinked from @pt, not yet retired (tern_vm_retire())
  * @mapped: bytes mapped, at most %DRM_TERN_VM_MAX_MAPPED
  * @resv: fences of the jobs that use the VM
  */
@@ -142,6 +158,22 @@ struct tern_vm_mapping {
 	struct list_head link;
 };
 
+/**
+ * struct tern_vm_garbage - what a removal gives back once no job can use it
+ * @tables: page tables unlinked from the tree (&tern_vm_table.link)
+ * @mappings: mappings removed from the drm_mm (&tern_vm_mapping.link)
+ */
+struct tern_vm_garbage {
+	struct list_head tables;
+	struct list_head mappings;
+};
+
+static void tern_vm_garbage_init(struct tern_vm_garbage *g)
+{
+	INIT_LIST_HEAD(&g->tables);
+	INIT_LIST_HEAD(&g->mappings);
+}
+
 static void *tern_vm_alloc_table(void *priv, u64 *dev_addr)
 {
 	struct tern_vm *vm = priv;
@@ -174,7 +206,10 @@ static void tern_vm_free_table(void *priv, void *table, u64 dev_addr)
 	t = xa_erase(&vm->tables, dev_addr >> TERN_PAGE_SHIFT);
 	if (WARN_ON(!t || t->cpu != table))
 		return;
-	/* The device may still walk it until the TLBs are invalidated. */
+	/*
+	 * The device may still walk it until the TLBs are invalidated and
+	 * the jobs that could reach it finished: see tern_vm_reap().
+	 */
 	list_add_tail(&t->link, &vm->dead_tables);
 }
 
@@ -183,29 +218,85 @@ static const struct tern_pt_ops tern_vm_pt_ops = {
 	.free_table = tern_vm_free_table,
 };
 
-/*
- * Invalidate the TLBs of every engine, then free the page tables unlinked
- * since the last invalidation.  Called after page-table entries were
- * cleared, with every job that could use them finished.
- */
-static void tern_vm_flush(struct tern_vm *vm)
+/* Free page tables for good; no job can reach them any more. */
+static void tern_vm_free_tables(struct tern_vm *vm, struct list_head *tables)
 {
 	struct tern_vm_table *t, *next;
 
-	tern_device_tlb_invalidate(vm->tdev);
-	list_for_each_entry_safe(t, next, &vm->dead_tables, link) {
+	list_for_each_entry_safe(t, next, tables, link) {
 		dma_free_coherent(vm->tdev->drm.dev, TERN_PAGE_SIZE, t->cpu, t->dma);
 		kfree(t);
 	}
-	INIT_LIST_HEAD(&vm->dead_tables);
+	INIT_LIST_HEAD(tables);
 }
 
-/* Release what a removed mapping held; outside the VM lock. */
-static void tern_vm_mapping_free(struct tern_vm_mapping *m)
+/*
+ * After page-table entries were cleared: invalidate the TLBs of every
+ * engine, so that no translation the engines start from now on uses the
+ * old entries, and move the tables unlinked since the last retire to
+ * @g.  Nothing is freed: jobs may still be using what they translated
+ * before (see tern_vm_reap()).
+ */
+static void tern_vm_retire(struct tern_vm *vm, struct tern_vm_garbage *g)
 {
-	tern_bo_unpin(m->bo);
-	drm_gem_object_put(&m->bo->base.base);
-	kfree(m);
+	lockdep_assert_held(&vm->lock);
+	tern_device_tlb_invalidate(vm->tdev);
+	list_splice_tail_init(&vm->dead_tables, &g->tables);
+}
+
+/*
+ * Wait for every job of the VM that could still reach what was retired:
+ * the ones whose fences are in the reservation object now.  A job that
+ * adds its fence after this copy is pushed after it, so after the entries
+ * were cleared and the TLBs invalidated (tern_vm_retire() came before):
+ * it cannot reach the old tables and pages.  The copy is taken under the
+ * lock the submit path adds its fence under, and once: concurrent submits
+ * do not prolong the wait.
+ */
+static void tern_vm_wait_users(struct tern_vm *vm)
+{
+	struct dma_fence **fences;
+	unsigned int i, count;
+	int ret;
+
+	lockdep_assert_not_held(&vm->lock);
+	dma_resv_lock(&vm->resv, NULL);
+	ret = dma_resv_get_fences(&vm->resv, DMA_RESV_USAGE_BOOKKEEP, &count,
+				  &fences);
+	if (ret) {
+		/* No memory for the copy: wait with submits held off. */
+		dma_resv_wait_timeout(&vm->resv, DMA_RESV_USAGE_BOOKKEEP, false,
+				      MAX_SCHEDULE_TIMEOUT);
+		dma_resv_unlock(&vm->resv);
+		return;
+	}
+	dma_resv_unlock(&vm->resv);
+
+	for (i = 0; i < count; i++) {
+		dma_fence_wait(fences[i], false);
+		dma_fence_put(fences[i]);
+	}
+	kfree(fences);
+}
+
+/*
+ * Give back what a removal took off the address space, once no job can
+ * reach it: the tables, the pins, the BO references.  No lock held.
+ */
+static void tern_vm_reap(struct tern_vm *vm, struct tern_vm_garbage *g)
+{
+	struct tern_vm_mapping *m, *next;
+
+	/* even with nothing in @g: entries may have been cleared in place */
+	tern_vm_wait_users(vm);
+	tern_vm_free_tables(vm, &g->tables);
+
+	list_for_each_entry_safe(m, next, &g->mappings, link) {
+		tern_bo_unpin(m->bo);
+		drm_gem_object_put(&m->bo->base.base);
+		kfree(m);
+	}
+	INIT_LIST_HEAD(&g->mappings);
 }
 
 static bool tern_vm_single_use(struct tern_device *tdev)
@@ -281,8 +372,8 @@ int tern_vm_create(struct tern_device *tdev, struct tern_vm **out)
 err_pt:
 	tern_pt_fini(&vm->pt);
 err_ida:
-	/* Frees the tables tern_pt gave back, if any. */
-	tern_vm_flush(vm);
+	/* Frees the tables tern_pt gave back, if any: never used by a job. */
+	tern_vm_free_tables(vm, &vm->dead_tables);
 	ida_free(&tern_vm_ida, vm->id);
 err_free:
 	dma_resv_fini(&vm->resv);
@@ -298,8 +389,9 @@ static void tern_vm_release(struct kref *kref)
 	struct tern_vm *vm = container_of(kref, struct tern_vm, refcount);
 	struct tern_device *tdev = vm->tdev;
 	struct drm_mm_node *node, *next;
-	LIST_HEAD(mappings);
+	struct tern_vm_garbage garbage;
 
+	tern_vm_garbage_init(&garbage);
 	/* Holders of job references are gone, but fences may be pending. */
 	dma_resv_wait_timeout(&vm->resv, DMA_RESV_USAGE_BOOKKEEP, false,
 			      MAX_SCHEDULE_TIMEOUT);
@@ -316,19 +408,13 @@ static void tern_vm_release(struct kref *kref)
 			container_of(node, struct tern_vm_mapping, node);
 
 		drm_mm_remove_node(node);
-		list_add_tail(&m->link, &mappings);
+		list_add_tail(&m->link, &garbage.mappings);
 	}
 	tern_pt_fini(&vm->pt);
-	tern_vm_flush(vm);
+	tern_vm_retire(vm, &garbage);
 	mutex_unlock(&vm->lock);
-
-	while (!list_empty(&mappings)) {
-		struct tern_vm_mapping *m =
-			list_first_entry(&mappings, struct tern_vm_mapping, link);
-
-		list_del(&m->link);
-		tern_vm_mapping_free(m);
-	}
+	/* No job is left to wait for: this only frees. */
+	tern_vm_reap(vm, &garbage);
 
 	WARN_ON(!xa_empty(&vm->tables));
 	xa_destroy(&vm->tables);
@@ -453,8 +539,8 @@ void tern_vm_debugfs_show(struct tern_device *tdev, struct drm_printer *p)
 
 /*
  * Write the PTEs of [va, va + range) for the BO pages from @bo_offset, in
- * chunks.  All or nothing: on failure what was written is cleared again
- * (and flushed, as a job may have used it meanwhile).
+ * chunks.  All or nothing: on failure what was written is cleared again;
+ * a job may have used it meanwhile, so the caller retires and reaps it.
  */
 static int tern_vm_map_pages(struct tern_vm *vm, struct sg_table *sgt, u64 va,
 			     u64 bo_offset, u64 range, u64 pte_flags)
@@ -505,7 +591,6 @@ static int tern_vm_map_pages(struct tern_vm *vm, struct sg_table *sgt, u64 va,
 
 err_unmap:
 	tern_pt_unmap(&vm->pt, va, done);
-	tern_vm_flush(vm);
 	kfree(addrs);
 	return ret;
 }
@@ -513,6 +598,7 @@ err_unmap:
 static int tern_vm_map(struct tern_vm *vm, struct tern_bo *bo, u64 va,
 		       u64 bo_offset, u64 range, bool read_only)
 {
+	struct tern_vm_garbage garbage;
 	struct tern_vm_mapping *m;
 	struct sg_table *sgt;
 	int ret;
@@ -541,12 +627,19 @@ static int tern_vm_map(struct tern_vm *vm, struct tern_bo *bo, u64 va,
 			ret = -EEXIST;
 		goto err_unlock;
 	}
-
 	ret = tern_vm_map_pages(vm, sgt, va, bo_offset, range,
 				read_only ? 0 : TERN_PTE_WRITABLE);
 	if (ret) {
+		/*
+		 * A job may have used what was mapped for a moment: take it
+		 * down like an unmap does before the BO is unpinned.
+		 */
 		drm_mm_remove_node(&m->node);
-		goto err_unlock;
+		tern_vm_garbage_init(&garbage);
+		tern_vm_retire(vm, &garbage);
+		mutex_unlock(&vm->lock);
+		tern_vm_reap(vm, &garbage);
+		goto err_unpin;
 	}
 
 	m->bo = bo;
@@ -558,6 +651,7 @@ static int tern_vm_map(struct tern_vm *vm, struct tern_bo *bo, u64 va,
 
 err_unlock:
 	mutex_unlock(&vm->lock);
+err_unpin:
 	tern_bo_unpin(bo);
 err_free:
 	kfree(m);
@@ -566,9 +660,9 @@ err_free:
 
 static int tern_vm_unmap(struct tern_vm *vm, u64 va, u64 range)
 {
-	struct tern_vm_mapping *m, *next;
+	struct tern_vm_garbage garbage;
+	struct tern_vm_mapping *m;
 	struct drm_mm_node *node;
-	LIST_HEAD(mappings);
 	long timeout;
 	int ret = 0;
 
@@ -578,6 +672,7 @@ static int tern_vm_unmap(struct tern_vm *vm, u64 va, u64 range)
 	if (timeout < 0)
 		return timeout;
 
+	tern_vm_garbage_init(&garbage);
 	mutex_lock(&vm->lock);
 	drm_mm_for_each_node_in_range(node, &vm->mm, va, va + range) {
 		if (node->start < va || node->start + node->size > va + range) {
@@ -585,23 +680,23 @@ static int tern_vm_unmap(struct tern_vm *vm, u64 va, u64 range)
 			goto out_unlock;
 		}
 		list_add_tail(&container_of(node, struct tern_vm_mapping, node)->link,
-			      &mappings);
+			      &garbage.mappings);
 	}
-	if (list_empty(&mappings)) {
+	if (list_empty(&garbage.mappings)) {
 		ret = -ENOENT;
 		goto out_unlock;
 	}
 
-	list_for_each_entry(m, &mappings, link) {
+	list_for_each_entry(m, &garbage.mappings, link) {
 		tern_pt_unmap(&vm->pt, m->node.start, m->node.size / TERN_PAGE_SIZE);
 		vm->mapped -= m->node.size;
 		drm_mm_remove_node(&m->node);
 	}
-	tern_vm_flush(vm);
+	tern_vm_retire(vm, &garbage);
 	mutex_unlock(&vm->lock);
 
-	list_for_each_entry_safe(m, next, &mappings, link)
-		tern_vm_mapping_free(m);
+	/* Jobs submitted since the wait may still reach the range. */
+	tern_vm_reap(vm, &garbage);
 	return 0;
 
 out_unlock:

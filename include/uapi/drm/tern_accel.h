@@ -817,8 +817,10 @@ enum drm_tern_vm_bind_op {
  * An unmap removes whole mappings: every mapping that intersects the range
  * must lie inside it, and at least one must.  It first waits (interruptibly)
  * for every job submitted on the file before it to finish, then removes the
- * translations, invalidates the device TLBs and only then releases the
- * pages.  A job submitted while the unmap runs that uses the range faults.
+ * translations and invalidates the device TLBs, then waits (not
+ * interruptibly) for the jobs submitted on the file while it ran, which may
+ * have used the range until then, and only then releases the pages.  A job
+ * submitted while the unmap runs that uses the range may fault.
  *
  * Errors:
  * -EINVAL unknown op or flags, pad not 0, a handle, offset or flags given
