@@ -9,7 +9,9 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/lockdep.h>
+#include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/rbtree.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
@@ -77,6 +79,19 @@
  * the TLBs (the TLB is keyed by root, and a later VM may get the same root
  * table) and releases the BOs.
  *
+ * Budget: what one file can make the kernel hold through its address space
+ * is bounded, and charged to its memory cgroup.  The bytes mapped are at
+ * most %DRM_TERN_VM_MAX_MAPPED; the page tables, dead ones not yet freed
+ * included, at most %DRM_TERN_VM_MAX_TABLES (one 4 KiB page bound at a
+ * 2 MiB stride costs a whole table: the tables are counted, not the bytes
+ * mapped); the BOs mapped, each counted once and whole however often it is
+ * mapped, at most half of the system's memory (tern_vm_max_pinned(): their
+ * pages are pinned).  A map beyond any of them fails with -ENOSPC before it
+ * changes anything (tern_pt_tables_needed() says what it would add).  The
+ * tables, the CPU bookkeeping of the tree and the mappings are allocated
+ * with __GFP_ACCOUNT; the BOs' pages are shmem pages, charged when they
+ * were allocated.
+ *
  * Single-use devices (TERN_CAPS_SINGLE_USE) run every job in the address
  * space of TERN_REG_SINGLE_ROOT: there, only one VM may exist at a time, and
  * opening the device a second time fails with -EBUSY.
@@ -106,12 +121,17 @@ static DEFINE_IDA(tern_vm_ida);
  * @tdev: the device (a reference on its drm_device is held)
  * @id: unique number, for debugfs and fdinfo
  * @link: entry in tern_vm_list
- * @lock: protects @mm, @pt, @tables, @dead_tables and @mapped
+ * @lock: protects @mm, @pt, @tables, @dead_tables, @nr_tables, @mapped,
+ *	@bos and @pinned
  * @mm: the VA ranges mapped
  * @pt: the page tables
  * @tables: bus address >> TERN_PAGE_SHIFT -> &struct tern_vm_table
  * @dead_tables: tables unlinked from @pt, not yet retired (tern_vm_retire())
+ * @nr_tables: tables allocated and not yet freed, including the unlinked
+ *	ones a removal still holds: at most %DRM_TERN_VM_MAX_TABLES
  * @mapped: bytes mapped, at most %DRM_TERN_VM_MAX_MAPPED
+ * @bos: the BOs mapped, &struct tern_vm_bo by BO address
+ * @pinned: bytes of the BOs in @bos, at most tern_vm_max_pinned()
  * @resv: fences of the jobs that use the VM
  */
 struct tern_vm {
@@ -125,7 +145,10 @@ struct tern_vm {
 	struct tern_pt pt;
 	struct xarray tables;
 	struct list_head dead_tables;
+	u64 nr_tables;
 	u64 mapped;
+	struct rb_root bos;
+	u64 pinned;
 
 	struct dma_resv resv;
 };
@@ -143,9 +166,23 @@ struct tern_vm_table {
 };
 
 /**
+ * struct tern_vm_bo - a BO mapped in a VM, for the pinned-memory budget
+ * @node: entry in &tern_vm.bos
+ * @bo: the BO
+ * @mappings: mappings of @bo in the VM, released ones not yet reaped
+ *	included
+ */
+struct tern_vm_bo {
+	struct rb_node node;
+	struct tern_bo *bo;
+	unsigned long mappings;
+};
+
+/**
  * struct tern_vm_mapping - a range of a BO mapped in a VM
  * @node: the VA range, in &tern_vm.mm
  * @bo: the BO, referenced and pinned
+ * @vbo: the BO's entry in &tern_vm.bos
  * @bo_offset: offset in the BO of the first mapped byte
  * @read_only: mapped without TERN_PTE_WRITABLE
  * @link: entry in a list of mappings being removed
@@ -153,6 +190,7 @@ struct tern_vm_table {
 struct tern_vm_mapping {
 	struct drm_mm_node node;
 	struct tern_bo *bo;
+	struct tern_vm_bo *vbo;
 	u64 bo_offset;
 	bool read_only;
 	struct list_head link;
@@ -174,20 +212,74 @@ static void tern_vm_garbage_init(struct tern_vm_garbage *g)
 	INIT_LIST_HEAD(&g->mappings);
 }
 
+/*
+ * Bytes of BOs one address space may keep pinned: half of the memory, the
+ * share of system memory TTM lets GPUs hold for their own use.
+ */
+static u64 tern_vm_max_pinned(void)
+{
+	return min_t(u64, DRM_TERN_VM_MAX_MAPPED,
+		     (u64)totalram_pages() << (PAGE_SHIFT - 1));
+}
+
+static int tern_vm_bo_cmp(const void *key, const struct rb_node *node)
+{
+	unsigned long a = (unsigned long)key;
+	unsigned long b = (unsigned long)rb_entry(node, struct tern_vm_bo, node)->bo;
+
+	return a < b ? -1 : a > b;
+}
+
+static bool tern_vm_bo_less(struct rb_node *a, const struct rb_node *b)
+{
+	return tern_vm_bo_cmp(rb_entry(a, struct tern_vm_bo, node)->bo, b) < 0;
+}
+
+static struct tern_vm_bo *tern_vm_bo_find(struct tern_vm *vm, struct tern_bo *bo)
+{
+	struct rb_node *node = rb_find(bo, &vm->bos, tern_vm_bo_cmp);
+
+	return node ? rb_entry(node, struct tern_vm_bo, node) : NULL;
+}
+
+/* Whether @bo is mapped already or fits the pinned budget. */
+static bool tern_vm_pin_budget(struct tern_vm *vm, struct tern_bo *bo)
+{
+	lockdep_assert_held(&vm->lock);
+	/* no overflow: both are far below 2^63 */
+	return tern_vm_bo_find(vm, bo) ||
+	       vm->pinned + tern_bo_size(bo) <= tern_vm_max_pinned();
+}
+
+/* A mapping of @vbo was reaped: the last one gives the BO's budget back. */
+static void tern_vm_bo_put(struct tern_vm *vm, struct tern_vm_bo *vbo)
+{
+	lockdep_assert_held(&vm->lock);
+	if (--vbo->mappings)
+		return;
+	rb_erase(&vbo->node, &vm->bos);
+	vm->pinned -= tern_bo_size(vbo->bo);
+	kfree(vbo);
+}
+
 static void *tern_vm_alloc_table(void *priv, u64 *dev_addr)
 {
 	struct tern_vm *vm = priv;
 	struct tern_vm_table *t;
 
-	t = kmalloc(sizeof(*t), GFP_KERNEL);
+	/* tern_vm_map() checked the budget: this is a bug, not a refusal */
+	if (WARN_ON_ONCE(vm->nr_tables >= DRM_TERN_VM_MAX_TABLES))
+		return NULL;
+	t = kmalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
 	if (!t)
 		return NULL;
 	t->cpu = dma_alloc_coherent(vm->tdev->drm.dev, TERN_PAGE_SIZE, &t->dma,
-				    GFP_KERNEL);
+				    GFP_KERNEL_ACCOUNT);
 	if (!t->cpu)
 		goto err_free;
-	if (xa_insert(&vm->tables, t->dma >> TERN_PAGE_SHIFT, t, GFP_KERNEL))
+	if (xa_insert(&vm->tables, t->dma >> TERN_PAGE_SHIFT, t, GFP_KERNEL_ACCOUNT))
 		goto err_free_dma;
+	vm->nr_tables++;
 	*dev_addr = t->dma;
 	return t->cpu;
 
@@ -222,12 +314,17 @@ static const struct tern_pt_ops tern_vm_pt_ops = {
 static void tern_vm_free_tables(struct tern_vm *vm, struct list_head *tables)
 {
 	struct tern_vm_table *t, *next;
+	u64 freed = 0;
 
 	list_for_each_entry_safe(t, next, tables, link) {
 		dma_free_coherent(vm->tdev->drm.dev, TERN_PAGE_SIZE, t->cpu, t->dma);
 		kfree(t);
+		freed++;
 	}
 	INIT_LIST_HEAD(tables);
+	mutex_lock(&vm->lock);
+	vm->nr_tables -= freed;
+	mutex_unlock(&vm->lock);
 }
 
 /*
@@ -291,8 +388,13 @@ static void tern_vm_reap(struct tern_vm *vm, struct tern_vm_garbage *g)
 	tern_vm_wait_users(vm);
 	tern_vm_free_tables(vm, &g->tables);
 
-	list_for_each_entry_safe(m, next, &g->mappings, link) {
+	list_for_each_entry(m, &g->mappings, link)
 		tern_bo_unpin(m->bo);
+	mutex_lock(&vm->lock);
+	list_for_each_entry(m, &g->mappings, link)
+		tern_vm_bo_put(vm, m->vbo);
+	mutex_unlock(&vm->lock);
+	list_for_each_entry_safe(m, next, &g->mappings, link) {
 		drm_gem_object_put(&m->bo->base.base);
 		kfree(m);
 	}
@@ -338,6 +440,7 @@ int tern_vm_create(struct tern_device *tdev, struct tern_vm **out)
 	drm_mm_init(&vm->mm, DRM_TERN_VA_START, TERN_VA_END - DRM_TERN_VA_START);
 	xa_init(&vm->tables);
 	INIT_LIST_HEAD(&vm->dead_tables);
+	vm->bos = RB_ROOT;
 	dma_resv_init(&vm->resv);
 
 	ret = ida_alloc_min(&tern_vm_ida, 1, GFP_KERNEL);
@@ -416,7 +519,8 @@ static void tern_vm_release(struct kref *kref)
 	/* No job is left to wait for: this only frees. */
 	tern_vm_reap(vm, &garbage);
 
-	WARN_ON(!xa_empty(&vm->tables));
+	WARN_ON(!xa_empty(&vm->tables) || vm->nr_tables || vm->pinned ||
+		!RB_EMPTY_ROOT(&vm->bos));
 	xa_destroy(&vm->tables);
 	drm_mm_takedown(&vm->mm);
 	dma_resv_fini(&vm->resv);
@@ -505,6 +609,9 @@ void tern_vm_print(struct tern_vm *vm, struct drm_printer *p)
 	mutex_lock(&vm->lock);
 	drm_printf(p, "vm %u: root %#llx, %llu bytes mapped, %llu page tables\n",
 		   vm->id, tern_pt_root(&vm->pt), vm->mapped, vm->pt.nr_tables);
+	drm_printf(p, "  budget: %llu of %u tables, %llu of %llu bytes of BOs pinned\n",
+		   vm->nr_tables, DRM_TERN_VM_MAX_TABLES, vm->pinned,
+		   tern_vm_max_pinned());
 	drm_mm_for_each_node(node, &vm->mm) {
 		struct tern_vm_mapping *m =
 			container_of(node, struct tern_vm_mapping, node);
@@ -598,14 +705,29 @@ err_unmap:
 static int tern_vm_map(struct tern_vm *vm, struct tern_bo *bo, u64 va,
 		       u64 bo_offset, u64 range, bool read_only)
 {
+	struct tern_vm_bo *vbo, *new_vbo;
 	struct tern_vm_garbage garbage;
 	struct tern_vm_mapping *m;
 	struct sg_table *sgt;
+	u64 needed;
 	int ret;
 
-	m = kzalloc(sizeof(*m), GFP_KERNEL);
-	if (!m)
-		return -ENOMEM;
+	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
+	new_vbo = kzalloc(sizeof(*new_vbo), GFP_KERNEL_ACCOUNT);
+	if (!m || !new_vbo) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+
+	/*
+	 * A BO that cannot fit the pinned budget is refused before pinning
+	 * allocates its pages; checked again below, under the lock.
+	 */
+	mutex_lock(&vm->lock);
+	ret = tern_vm_pin_budget(vm, bo) ? 0 : -ENOSPC;
+	mutex_unlock(&vm->lock);
+	if (ret)
+		goto err_free;
 
 	sgt = tern_bo_pin(bo);
 	if (IS_ERR(sgt)) {
@@ -627,6 +749,16 @@ static int tern_vm_map(struct tern_vm *vm, struct tern_bo *bo, u64 va,
 			ret = -EEXIST;
 		goto err_unlock;
 	}
+	/* The budgets, before anything changes. */
+	vbo = tern_vm_bo_find(vm, bo);
+	needed = tern_pt_tables_needed(&vm->pt, va, range / TERN_PAGE_SIZE);
+	if (!tern_vm_pin_budget(vm, bo) ||
+	    needed > DRM_TERN_VM_MAX_TABLES - vm->nr_tables) {
+		drm_mm_remove_node(&m->node);
+		ret = -ENOSPC;
+		goto err_unlock;
+	}
+
 	ret = tern_vm_map_pages(vm, sgt, va, bo_offset, range,
 				read_only ? 0 : TERN_PTE_WRITABLE);
 	if (ret) {
@@ -642,11 +774,21 @@ static int tern_vm_map(struct tern_vm *vm, struct tern_bo *bo, u64 va,
 		goto err_unpin;
 	}
 
+	if (!vbo) {
+		vbo = new_vbo;
+		new_vbo = NULL;
+		vbo->bo = bo;
+		rb_add(&vbo->node, &vm->bos, tern_vm_bo_less);
+		vm->pinned += tern_bo_size(bo);
+	}
+	vbo->mappings++;
 	m->bo = bo;
+	m->vbo = vbo;
 	m->bo_offset = bo_offset;
 	m->read_only = read_only;
 	vm->mapped += range;
 	mutex_unlock(&vm->lock);
+	kfree(new_vbo);
 	return 0;
 
 err_unlock:
@@ -654,6 +796,7 @@ err_unlock:
 err_unpin:
 	tern_bo_unpin(bo);
 err_free:
+	kfree(new_vbo);
 	kfree(m);
 	return ret;
 }

@@ -793,10 +793,23 @@ enum drm_tern_vm_bind_op {
 /**
  * DRM_TERN_VM_MAX_MAPPED - most bytes mapped in one address space at a time
  *
- * Bounds the memory the page tables of one file can take (8 bytes per
- * 4 KiB page): a map beyond it fails with -ENOSPC.
+ * Counted per mapping (a BO mapped twice counts twice): a map beyond it
+ * fails with -ENOSPC.
  */
 #define DRM_TERN_VM_MAX_MAPPED		(1ull << 36)
+
+/**
+ * DRM_TERN_VM_MAX_TABLES - most page tables of one address space
+ *
+ * The device's page tables are 4 KiB each, and a mapping needs whole
+ * tables: one leaf table per 2 MiB of VA it touches, one more per GiB and
+ * per 512 GiB.  Mapping a single 4 KiB page every 2 MiB thus costs a table
+ * per page.  An address space holds at most this many tables (129 MiB),
+ * enough for %DRM_TERN_VM_MAX_MAPPED bytes mapped in large ranges; a map
+ * that would need more fails with -ENOSPC and changes nothing.  Unmapping
+ * gives the tables that become empty back.
+ */
+#define DRM_TERN_VM_MAX_TABLES		33024u
 
 /**
  * struct drm_tern_vm_bind - DRM_IOCTL_TERN_VM_BIND: map or unmap a BO range
@@ -814,6 +827,10 @@ enum drm_tern_vm_bind_op {
  * is removed.  The new mapping can be used by jobs submitted after the ioctl
  * returns.
  *
+ * The BOs mapped in one address space, each counted once and whole however
+ * often it is mapped, take at most half of the system's memory: their pages
+ * are pinned while they are mapped.
+ *
  * An unmap removes whole mappings: every mapping that intersects the range
  * must lie inside it, and at least one must.  It first waits (interruptibly)
  * for every job submitted on the file before it to finish, then removes the
@@ -830,7 +847,10 @@ enum drm_tern_vm_bind_op {
  * -ERANGE [@va, @va + @range) is not inside [%DRM_TERN_VA_START, 2^va_bits);
  * -EEXIST a map range overlaps an existing mapping;
  * -ENOENT no such BO handle, or nothing mapped in an unmap range;
- * -ENOSPC the map would take the address space above %DRM_TERN_VM_MAX_MAPPED;
+ * -ENOSPC the map would take the address space above %DRM_TERN_VM_MAX_MAPPED
+ * bytes mapped or %DRM_TERN_VM_MAX_TABLES page tables, or its BO (if not
+ * mapped yet) above half of the system's memory in BOs mapped (nothing was
+ * changed);
  * -ENOMEM; -EINTR/-ERESTARTSYS a signal arrived while an unmap waited for
  * the jobs or a map for the BO's lock (nothing was changed); -ENODEV the
  * device is gone.
