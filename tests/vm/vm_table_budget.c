@@ -9,6 +9,9 @@
  *   the next fails with ENOSPC (not ENOMEM, no OOM) and changes nothing,
  *   the memory they took stays near the budget's 129 MiB, and one unmap
  *   gives all of it back: the same binds succeed again.
+ * - Mappings: each costs bookkeeping whatever its size; binds of one 4 KiB
+ *   BO at a 4 KiB stride stop with ENOSPC after DRM_TERN_VM_MAX_MAPPINGS
+ *   (they need few tables), and the unmap makes room again.
  * - Pinned BOs: a BO is counted once however often it is mapped, a BO
  *   larger than half of the memory is refused with ENOSPC before any of
  *   its pages is allocated, two BOs of more than a quarter each do not
@@ -109,6 +112,35 @@ static void table_budget(int fd)
 	bo_close(fd, h);
 }
 
+static void mapping_budget(int fd)
+{
+	const uint64_t want = DRM_TERN_VM_MAX_MAPPINGS;
+	long avail0, avail1;
+	uint64_t n;
+	double t0;
+	uint32_t h;
+	int ret = 0;
+
+	if (bo_create(fd, PAGE4K, &h)) {
+		tap_ok(false, "create a 4 KiB BO");
+		return;
+	}
+	avail0 = meminfo_kb("MemAvailable");
+	t0 = now_s();
+	for (n = 0; n <= want && !ret; n++)
+		ret = vm_map(fd, h, BASE + n * PAGE4K, 0, PAGE4K);
+	n--;
+	avail1 = meminfo_kb("MemAvailable");
+	tap_ok(ret == -ENOSPC && n == want,
+	       "binds of one 4 KiB BO at a 4 KiB stride end with ENOSPC after %llu (got %s after %llu, %.1f s, %ld MiB)",
+	       (unsigned long long)want, ret ? strerror(-ret) : "no error",
+	       (unsigned long long)n, now_s() - t0, (avail0 - avail1) / 1024);
+	tap_errno(vm_unmap(fd, BASE, n * PAGE4K), 0, "one unmap removes them");
+	tap_errno(vm_map(fd, h, BASE, 0, PAGE4K), 0, "and binds work again");
+	tap_errno(vm_unmap(fd, BASE, PAGE4K), 0, "and unmap");
+	bo_close(fd, h);
+}
+
 static void pinned_budget(int fd)
 {
 	const uint64_t half = (uint64_t)meminfo_kb("MemTotal") * 1024 / 2;
@@ -155,6 +187,7 @@ int main(void)
 		return tap_exit_status();
 	}
 	table_budget(fd);
+	mapping_budget(fd);
 	pinned_budget(fd);
 	close(fd);
 	tap_done();
