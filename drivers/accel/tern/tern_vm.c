@@ -80,17 +80,18 @@
  * table) and releases the BOs.
  *
  * Budget: what one file can make the kernel hold through its address space
- * is bounded, and charged to its memory cgroup.  The bytes mapped are at
- * most %DRM_TERN_VM_MAX_MAPPED; the page tables, dead ones not yet freed
- * included, at most %DRM_TERN_VM_MAX_TABLES (one 4 KiB page bound at a
- * 2 MiB stride costs a whole table: the tables are counted, not the bytes
- * mapped); the BOs mapped, each counted once and whole however often it is
- * mapped, at most half of the system's memory (tern_vm_max_pinned(): their
- * pages are pinned).  A map beyond any of them fails with -ENOSPC before it
- * changes anything (tern_pt_tables_needed() says what it would add).  The
- * tables, the CPU bookkeeping of the tree and the mappings are allocated
- * with __GFP_ACCOUNT; the BOs' pages are shmem pages, charged when they
- * were allocated.
+ * is bounded, and charged to the memory cgroup of the task that maps.  The
+ * bytes mapped are at most %DRM_TERN_VM_MAX_MAPPED, the mappings (about 250
+ * bytes of bookkeeping each) at most %DRM_TERN_VM_MAX_MAPPINGS; the page
+ * tables, dead ones not yet freed included, at most %DRM_TERN_VM_MAX_TABLES
+ * (one 4 KiB page bound at a 2 MiB stride costs a whole table: the tables
+ * are counted, not the bytes mapped); the BOs mapped, each counted once and
+ * whole however often it is mapped, at most half of the system's memory
+ * (tern_vm_max_pinned(): their pages are pinned).  A map beyond any of them
+ * fails with -ENOSPC before it changes anything (tern_pt_tables_needed()
+ * says what it would add).  The tables, the CPU bookkeeping of the tree and
+ * the mappings are allocated with __GFP_ACCOUNT; the BOs' pages are shmem
+ * pages, charged when they were allocated.
  *
  * Single-use devices (TERN_CAPS_SINGLE_USE) run every job in the address
  * space of TERN_REG_SINGLE_ROOT: there, only one VM may exist at a time, and
@@ -122,7 +123,7 @@ static DEFINE_IDA(tern_vm_ida);
  * @id: unique number, for debugfs and fdinfo
  * @link: entry in tern_vm_list
  * @lock: protects @mm, @pt, @tables, @dead_tables, @nr_tables, @mapped,
- *	@bos and @pinned
+ *	@nr_mappings, @bos and @pinned
  * @mm: the VA ranges mapped
  * @pt: the page tables
  * @tables: bus address >> TERN_PAGE_SHIFT -> &struct tern_vm_table
@@ -130,6 +131,8 @@ static DEFINE_IDA(tern_vm_ida);
  * @nr_tables: tables allocated and not yet freed, including the unlinked
  *	ones a removal still holds: at most %DRM_TERN_VM_MAX_TABLES
  * @mapped: bytes mapped, at most %DRM_TERN_VM_MAX_MAPPED
+ * @nr_mappings: mappings, including removed ones not yet reaped: at most
+ *	%DRM_TERN_VM_MAX_MAPPINGS
  * @bos: the BOs mapped, &struct tern_vm_bo by BO address
  * @pinned: bytes of the BOs in @bos, at most tern_vm_max_pinned()
  * @resv: fences of the jobs that use the VM
@@ -147,6 +150,7 @@ struct tern_vm {
 	struct list_head dead_tables;
 	u64 nr_tables;
 	u64 mapped;
+	u64 nr_mappings;
 	struct rb_root bos;
 	u64 pinned;
 
@@ -391,8 +395,10 @@ static void tern_vm_reap(struct tern_vm *vm, struct tern_vm_garbage *g)
 	list_for_each_entry(m, &g->mappings, link)
 		tern_bo_unpin(m->bo);
 	mutex_lock(&vm->lock);
-	list_for_each_entry(m, &g->mappings, link)
+	list_for_each_entry(m, &g->mappings, link) {
 		tern_vm_bo_put(vm, m->vbo);
+		vm->nr_mappings--;
+	}
 	mutex_unlock(&vm->lock);
 	list_for_each_entry_safe(m, next, &g->mappings, link) {
 		drm_gem_object_put(&m->bo->base.base);
@@ -519,8 +525,8 @@ static void tern_vm_release(struct kref *kref)
 	/* No job is left to wait for: this only frees. */
 	tern_vm_reap(vm, &garbage);
 
-	WARN_ON(!xa_empty(&vm->tables) || vm->nr_tables || vm->pinned ||
-		!RB_EMPTY_ROOT(&vm->bos));
+	WARN_ON(!xa_empty(&vm->tables) || vm->nr_tables || vm->nr_mappings ||
+		vm->pinned || !RB_EMPTY_ROOT(&vm->bos));
 	xa_destroy(&vm->tables);
 	drm_mm_takedown(&vm->mm);
 	dma_resv_fini(&vm->resv);
@@ -609,8 +615,10 @@ void tern_vm_print(struct tern_vm *vm, struct drm_printer *p)
 	mutex_lock(&vm->lock);
 	drm_printf(p, "vm %u: root %#llx, %llu bytes mapped, %llu page tables\n",
 		   vm->id, tern_pt_root(&vm->pt), vm->mapped, vm->pt.nr_tables);
-	drm_printf(p, "  budget: %llu of %u tables, %llu of %llu bytes of BOs pinned\n",
-		   vm->nr_tables, DRM_TERN_VM_MAX_TABLES, vm->pinned,
+	drm_printf(p, "  budget: %llu of %u tables, %llu of %u mappings,",
+		   vm->nr_tables, DRM_TERN_VM_MAX_TABLES, vm->nr_mappings,
+		   DRM_TERN_VM_MAX_MAPPINGS);
+	drm_printf(p, " %llu of %llu bytes of BOs pinned\n", vm->pinned,
 		   tern_vm_max_pinned());
 	drm_mm_for_each_node(node, &vm->mm) {
 		struct tern_vm_mapping *m =
@@ -736,7 +744,8 @@ static int tern_vm_map(struct tern_vm *vm, struct tern_bo *bo, u64 va,
 	}
 
 	mutex_lock(&vm->lock);
-	if (range > DRM_TERN_VM_MAX_MAPPED - vm->mapped) {
+	if (range > DRM_TERN_VM_MAX_MAPPED - vm->mapped ||
+	    vm->nr_mappings >= DRM_TERN_VM_MAX_MAPPINGS) {
 		ret = -ENOSPC;
 		goto err_unlock;
 	}
@@ -782,6 +791,7 @@ static int tern_vm_map(struct tern_vm *vm, struct tern_bo *bo, u64 va,
 		vm->pinned += tern_bo_size(bo);
 	}
 	vbo->mappings++;
+	vm->nr_mappings++;
 	m->bo = bo;
 	m->vbo = vbo;
 	m->bo_offset = bo_offset;

@@ -812,6 +812,14 @@ enum drm_tern_vm_bind_op {
 #define DRM_TERN_VM_MAX_TABLES		33024u
 
 /**
+ * DRM_TERN_VM_MAX_MAPPINGS - most mappings in one address space at a time
+ *
+ * Each mapping costs the kernel some bookkeeping, whatever its size: a map
+ * beyond this many fails with -ENOSPC.
+ */
+#define DRM_TERN_VM_MAX_MAPPINGS	(1u << 18)
+
+/**
  * struct drm_tern_vm_bind - DRM_IOCTL_TERN_VM_BIND: map or unmap a BO range
  * @op: in: enum drm_tern_vm_bind_op
  * @flags: in: %DRM_TERN_VM_BIND_READ_ONLY for a map; 0 for an unmap
@@ -848,7 +856,8 @@ enum drm_tern_vm_bind_op {
  * -EEXIST a map range overlaps an existing mapping;
  * -ENOENT no such BO handle, or nothing mapped in an unmap range;
  * -ENOSPC the map would take the address space above %DRM_TERN_VM_MAX_MAPPED
- * bytes mapped or %DRM_TERN_VM_MAX_TABLES page tables, or its BO (if not
+ * bytes mapped, %DRM_TERN_VM_MAX_MAPPINGS mappings or
+ * %DRM_TERN_VM_MAX_TABLES page tables, or its BO (if not
  * mapped yet) above half of the system's memory in BOs mapped (nothing was
  * changed);
  * -ENOMEM; -EINTR/-ERESTARTSYS a signal arrived while an unmap waited for
