@@ -5,9 +5,12 @@
 
 #include <linux/bug.h>
 #include <linux/errno.h>
+#include <linux/math.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+
+#include <asm/barrier.h>
 
 #include "tern_pt.h"
 #include "tern_regs.h"
@@ -37,11 +40,19 @@
  * - Mapping never replaces a valid entry (-EEXIST) and either maps every
  *   page or none: a failure half-way unmaps what was mapped and frees the
  *   tables made for it.
- * - Entries are written with WRITE_ONCE, children are linked only after they
- *   are initialised; the device TLB never caches invalid entries, so new
- *   mappings are usable at once.  Removing mappings needs a TLB
- *   invalidation, which is the owner's job (tern_vm), as is not reusing freed
- *   tables before that invalidation (see &tern_pt_ops.free_table).
+ * - Entries are written with WRITE_ONCE (a 64-bit entry is never seen
+ *   half-written), children are linked only after they are initialised,
+ *   with dma_wmb() between the zeroing of a new table and the entry that
+ *   links it (a job running in the address space may walk the table as soon
+ *   as the link is visible).  The device TLB never caches invalid entries,
+ *   so new mappings are usable at once.  Removing mappings needs a TLB
+ *   invalidation, which is the owner's job (tern_vm), as is not reusing
+ *   freed tables before that invalidation (see &tern_pt_ops.free_table).
+ * - The owner can learn how many tables a map would add before making it
+ *   (tern_pt_tables_needed()), to keep the tree within a budget.
+ *
+ * The CPU bookkeeping (&struct tern_pt_node, 4 KiB and more for a non-leaf
+ * table) is charged to the caller's memory cgroup, like the tables.
  */
 
 #define TERN_VA_LIMIT		BIT_ULL(TERN_VA_BITS)
@@ -74,9 +85,9 @@ static struct tern_pt_node *tern_pt_node_alloc(struct tern_pt *pt,
 
 	if (level)
 		node = kzalloc(struct_size(node, children, TERN_PT_ENTRIES),
-			       GFP_KERNEL);
+			       GFP_KERNEL_ACCOUNT);
 	else
-		node = kzalloc(sizeof(*node), GFP_KERNEL);
+		node = kzalloc(sizeof(*node), GFP_KERNEL_ACCOUNT);
 	if (!node)
 		return NULL;
 
@@ -221,6 +232,14 @@ static struct tern_pt_node *tern_pt_leaf(struct tern_pt *pt, u64 va)
 				return NULL;
 			node->children[idx] = child;
 			node->used++;
+			/*
+			 * The device may walk the new table as soon as it
+			 * sees the link: the zeroes written by
+			 * tern_pt_node_alloc() must reach memory first.
+			 * dma_wmb() orders CPU writes to coherent DMA memory
+			 * as the device observes them.
+			 */
+			dma_wmb();
 			tern_pt_set(node, idx, child->dev_addr | TERN_PTE_VALID);
 		}
 		node = child;
@@ -302,6 +321,64 @@ void tern_pt_unmap(struct tern_pt *pt, u64 va, u64 npages)
 		return;
 	if (npages)
 		__tern_pt_unmap(pt, va, va + (npages << TERN_PAGE_SHIFT));
+}
+
+/* Blocks of @size (a power of two) that intersect [start, end). */
+static u64 tern_pt_blocks(u64 start, u64 end, u64 size)
+{
+	return (round_up(end, size) - round_down(start, size)) / size;
+}
+
+/*
+ * Tables a map of [start, end) adds under @node, a table of @level, or, for
+ * a NULL @node, a table of @level that does not exist yet: it and every
+ * table below it within the range are new.
+ */
+static u64 tern_pt_needed_level(struct tern_pt_node *node, unsigned int level,
+				u64 start, u64 end)
+{
+	u64 span = tern_pt_span(level), n = 0;
+	unsigned int l;
+
+	if (!node) {
+		/* one table per entry-span of each level above the leaves */
+		for (l = 1; l <= level; l++)
+			n += tern_pt_blocks(start, end, tern_pt_span(l));
+		return n + 1;
+	}
+	if (!level)
+		return 0;
+	while (start < end) {
+		u64 next = min(round_down(start, span) + span, end);
+
+		n += tern_pt_needed_level(node->children[TERN_PT_INDEX(start, level)],
+					  level - 1, start, next);
+		start = next;
+	}
+	return n;
+}
+
+/**
+ * tern_pt_tables_needed() - how many tables a map would add
+ * @pt: the tree
+ * @va: first VA, 4 KiB aligned
+ * @npages: number of pages, not 0
+ *
+ * What tern_pt_map() of the same range would allocate if it succeeded:
+ * the owner checks it against its budget before mapping, so that a map
+ * refused for lack of budget changes nothing.  Takes time linear in the
+ * number of tables the range spans (one step per 2 MiB).
+ *
+ * Return: the number of new tables; 0 for a range outside the VA space or
+ * misaligned (tern_pt_map() refuses those).
+ */
+u64 tern_pt_tables_needed(struct tern_pt *pt, u64 va, u64 npages)
+{
+	if (!npages || va % TERN_PAGE_SIZE || va >= TERN_VA_LIMIT ||
+	    npages > (TERN_VA_LIMIT - va) >> TERN_PAGE_SHIFT)
+		return 0;
+	return tern_pt_needed_level(pt->root, TERN_PT_ROOT_LEVEL, va,
+				    va + (npages << TERN_PAGE_SHIFT));
 }
 
 /**

@@ -49,6 +49,7 @@ u64 tern_pt_root(struct tern_pt *pt);
 int tern_pt_map(struct tern_pt *pt, u64 va, const u64 *page_addrs, u64 npages,
 		u64 pte_flags);
 void tern_pt_unmap(struct tern_pt *pt, u64 va, u64 npages);
+u64 tern_pt_tables_needed(struct tern_pt *pt, u64 va, u64 npages);
 int tern_pt_lookup(struct tern_pt *pt, u64 va, u64 *pte);
 
 #endif /* __TERN_PT_H__ */

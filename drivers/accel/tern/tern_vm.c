@@ -8,7 +8,10 @@
 #include <linux/idr.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/lockdep.h>
+#include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/rbtree.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
@@ -49,19 +52,46 @@
  * Unmap: the jobs of the file that are queued or running may still use the
  * range, so the unmap first waits for every fence in the VM's reservation
  * object (tern_vm_resv(): the submit path adds each job's finished fence to
- * it with %DMA_RESV_USAGE_BOOKKEEP).  Then, under the VM lock, it clears
- * the page-table entries, invalidates the TLBs of all engines
- * (tern_device_tlb_invalidate()) and frees the page tables that became
- * empty; only after that are the pages unpinned and the BO references
- * dropped.  Page tables are never freed before the invalidation either: the
- * table allocator (tern_vm_free_table()) only queues them.  So the device
- * never reaches a page or a table that was given back.
+ * it with %DMA_RESV_USAGE_BOOKKEEP, under the object's lock, before it
+ * pushes the job).  That wait is interruptible and changes nothing.  Then,
+ * under the VM lock, the range leaves the drm_mm, its page-table entries
+ * are cleared, the TLBs of all engines are invalidated
+ * (tern_device_tlb_invalidate()) and the tables that became empty are
+ * taken off the tree (tern_vm_retire()); nothing is freed yet.
+ *
+ * Jobs submitted after the first wait may have translated through the old
+ * entries before they were cleared, and a chunk already translated may
+ * still finish its accesses after the invalidation (docs/hardware.md 9.3).
+ * So before anything is given back, tern_vm_reap() takes the reservation
+ * object's lock, copies the fences it holds then and waits for them (not
+ * interruptibly: the range is already gone, and they are jobs of this file,
+ * which end).  A job whose fence is not in that copy added it after the
+ * copy, so was pushed, and ran, after the entries were cleared and the TLBs
+ * invalidated: it faults on the range instead of reaching the old pages.
+ * Only then are the tables freed, the pages unpinned and the BO references
+ * dropped.  The copy is taken once, so a thread that keeps submitting
+ * cannot hold the unmap up for longer than the jobs in it take.  A map that
+ * fails half-way takes the same path for what it wrote.
  *
  * Teardown: the VM is reference counted; the file holds one reference and
  * every job another, so the VM outlives the jobs that use it.  The last
  * reference waits for the remaining fences, frees the tables, invalidates
  * the TLBs (the TLB is keyed by root, and a later VM may get the same root
  * table) and releases the BOs.
+ *
+ * Budget: what one file can make the kernel hold through its address space
+ * is bounded, and charged to the memory cgroup of the task that maps.  The
+ * bytes mapped are at most %DRM_TERN_VM_MAX_MAPPED, the mappings (about 250
+ * bytes of bookkeeping each) at most %DRM_TERN_VM_MAX_MAPPINGS; the page
+ * tables, dead ones not yet freed included, at most %DRM_TERN_VM_MAX_TABLES
+ * (one 4 KiB page bound at a 2 MiB stride costs a whole table: the tables
+ * are counted, not the bytes mapped); the BOs mapped, each counted once and
+ * whole however often it is mapped, at most half of the system's memory
+ * (tern_vm_max_pinned(): their pages are pinned).  A map beyond any of them
+ * fails with -ENOSPC before it changes anything (tern_pt_tables_needed()
+ * says what it would add).  The tables, the CPU bookkeeping of the tree and
+ * the mappings are allocated with __GFP_ACCOUNT; the BOs' pages are shmem
+ * pages, charged when they were allocated.
  *
  * Single-use devices (TERN_CAPS_SINGLE_USE) run every job in the address
  * space of TERN_REG_SINGLE_ROOT: there, only one VM may exist at a time, and
@@ -70,8 +100,11 @@
  * Lock order: tern_vm_list_lock, then &tern_vm.lock (debugfs walks the
  * VMs of a device).  &tern_vm.lock is taken with no other tern lock held
  * and nests no BO lock: pinning and unpinning happen outside of it.  The
- * VM's reservation object is only locked by the submit path, never under
- * either lock; memory code only waits on its fences, holding no lock.
+ * VM's reservation object and &tern_vm.lock are never held together: the
+ * submit path locks the reservation object (with those of the BOs), the
+ * memory code takes it only in tern_vm_reap(), alone, after it released
+ * &tern_vm.lock; the ordering of the entries' removal before the copy of
+ * the fences comes from that sequence, not from nesting.
  */
 
 /* The list of all VMs, for single-use devices and debugging. */
@@ -89,13 +122,19 @@ static DEFINE_IDA(tern_vm_ida);
  * @tdev: the device (a reference on its drm_device is held)
  * @id: unique number, for debugfs and fdinfo
  * @link: entry in tern_vm_list
- * @lock: protects @mm, @pt, @tables, @dead_tables and @mapped
+ * @lock: protects @mm, @pt, @tables, @dead_tables, @nr_tables, @mapped,
+ *	@nr_mappings, @bos and @pinned
  * @mm: the VA ranges mapped
  * @pt: the page tables
  * @tables: bus address >> TERN_PAGE_SHIFT -> &struct tern_vm_table
- * @dead_tables: tables unlinked from @pt, freed after the next TLB
- *	invalidation
+ * @dead_tables: tables unlinked from @pt, not yet retired (tern_vm_retire())
+ * @nr_tables: tables allocated and not yet freed, including the unlinked
+ *	ones a removal still holds: at most %DRM_TERN_VM_MAX_TABLES
  * @mapped: bytes mapped, at most %DRM_TERN_VM_MAX_MAPPED
+ * @nr_mappings: mappings, including removed ones not yet reaped: at most
+ *	%DRM_TERN_VM_MAX_MAPPINGS
+ * @bos: the BOs mapped, &struct tern_vm_bo by BO address
+ * @pinned: bytes of the BOs in @bos, at most tern_vm_max_pinned()
  * @resv: fences of the jobs that use the VM
  */
 struct tern_vm {
@@ -109,7 +148,11 @@ struct tern_vm {
 	struct tern_pt pt;
 	struct xarray tables;
 	struct list_head dead_tables;
+	u64 nr_tables;
 	u64 mapped;
+	u64 nr_mappings;
+	struct rb_root bos;
+	u64 pinned;
 
 	struct dma_resv resv;
 };
@@ -127,9 +170,23 @@ struct tern_vm_table {
 };
 
 /**
+ * struct tern_vm_bo - a BO mapped in a VM, for the pinned-memory budget
+ * @node: entry in &tern_vm.bos
+ * @bo: the BO
+ * @mappings: mappings of @bo in the VM, released ones not yet reaped
+ *	included
+ */
+struct tern_vm_bo {
+	struct rb_node node;
+	struct tern_bo *bo;
+	unsigned long mappings;
+};
+
+/**
  * struct tern_vm_mapping - a range of a BO mapped in a VM
  * @node: the VA range, in &tern_vm.mm
  * @bo: the BO, referenced and pinned
+ * @vbo: the BO's entry in &tern_vm.bos
  * @bo_offset: offset in the BO of the first mapped byte
  * @read_only: mapped without TERN_PTE_WRITABLE
  * @link: entry in a list of mappings being removed
@@ -137,25 +194,96 @@ struct tern_vm_table {
 struct tern_vm_mapping {
 	struct drm_mm_node node;
 	struct tern_bo *bo;
+	struct tern_vm_bo *vbo;
 	u64 bo_offset;
 	bool read_only;
 	struct list_head link;
 };
+
+/**
+ * struct tern_vm_garbage - what a removal gives back once no job can use it
+ * @tables: page tables unlinked from the tree (&tern_vm_table.link)
+ * @mappings: mappings removed from the drm_mm (&tern_vm_mapping.link)
+ */
+struct tern_vm_garbage {
+	struct list_head tables;
+	struct list_head mappings;
+};
+
+static void tern_vm_garbage_init(struct tern_vm_garbage *g)
+{
+	INIT_LIST_HEAD(&g->tables);
+	INIT_LIST_HEAD(&g->mappings);
+}
+
+/*
+ * Bytes of BOs one address space may keep pinned: half of the memory, the
+ * share of system memory TTM lets GPUs hold for their own use.
+ */
+static u64 tern_vm_max_pinned(void)
+{
+	return min_t(u64, DRM_TERN_VM_MAX_MAPPED,
+		     (u64)totalram_pages() << (PAGE_SHIFT - 1));
+}
+
+static int tern_vm_bo_cmp(const void *key, const struct rb_node *node)
+{
+	unsigned long a = (unsigned long)key;
+	unsigned long b = (unsigned long)rb_entry(node, struct tern_vm_bo, node)->bo;
+
+	return a < b ? -1 : a > b;
+}
+
+static bool tern_vm_bo_less(struct rb_node *a, const struct rb_node *b)
+{
+	return tern_vm_bo_cmp(rb_entry(a, struct tern_vm_bo, node)->bo, b) < 0;
+}
+
+static struct tern_vm_bo *tern_vm_bo_find(struct tern_vm *vm, struct tern_bo *bo)
+{
+	struct rb_node *node = rb_find(bo, &vm->bos, tern_vm_bo_cmp);
+
+	return node ? rb_entry(node, struct tern_vm_bo, node) : NULL;
+}
+
+/* Whether @bo is mapped already or fits the pinned budget. */
+static bool tern_vm_pin_budget(struct tern_vm *vm, struct tern_bo *bo)
+{
+	lockdep_assert_held(&vm->lock);
+	/* no overflow: both are far below 2^63 */
+	return tern_vm_bo_find(vm, bo) ||
+	       vm->pinned + tern_bo_size(bo) <= tern_vm_max_pinned();
+}
+
+/* A mapping of @vbo was reaped: the last one gives the BO's budget back. */
+static void tern_vm_bo_put(struct tern_vm *vm, struct tern_vm_bo *vbo)
+{
+	lockdep_assert_held(&vm->lock);
+	if (--vbo->mappings)
+		return;
+	rb_erase(&vbo->node, &vm->bos);
+	vm->pinned -= tern_bo_size(vbo->bo);
+	kfree(vbo);
+}
 
 static void *tern_vm_alloc_table(void *priv, u64 *dev_addr)
 {
 	struct tern_vm *vm = priv;
 	struct tern_vm_table *t;
 
-	t = kmalloc(sizeof(*t), GFP_KERNEL);
+	/* tern_vm_map() checked the budget: this is a bug, not a refusal */
+	if (WARN_ON_ONCE(vm->nr_tables >= DRM_TERN_VM_MAX_TABLES))
+		return NULL;
+	t = kmalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
 	if (!t)
 		return NULL;
 	t->cpu = dma_alloc_coherent(vm->tdev->drm.dev, TERN_PAGE_SIZE, &t->dma,
-				    GFP_KERNEL);
+				    GFP_KERNEL_ACCOUNT);
 	if (!t->cpu)
 		goto err_free;
-	if (xa_insert(&vm->tables, t->dma >> TERN_PAGE_SHIFT, t, GFP_KERNEL))
+	if (xa_insert(&vm->tables, t->dma >> TERN_PAGE_SHIFT, t, GFP_KERNEL_ACCOUNT))
 		goto err_free_dma;
+	vm->nr_tables++;
 	*dev_addr = t->dma;
 	return t->cpu;
 
@@ -174,7 +302,10 @@ static void tern_vm_free_table(void *priv, void *table, u64 dev_addr)
 	t = xa_erase(&vm->tables, dev_addr >> TERN_PAGE_SHIFT);
 	if (WARN_ON(!t || t->cpu != table))
 		return;
-	/* The device may still walk it until the TLBs are invalidated. */
+	/*
+	 * The device may still walk it until the TLBs are invalidated and
+	 * the jobs that could reach it finished: see tern_vm_reap().
+	 */
 	list_add_tail(&t->link, &vm->dead_tables);
 }
 
@@ -183,29 +314,97 @@ static const struct tern_pt_ops tern_vm_pt_ops = {
 	.free_table = tern_vm_free_table,
 };
 
-/*
- * Invalidate the TLBs of every engine, then free the page tables unlinked
- * since the last invalidation.  Called after page-table entries were
- * cleared, with every job that could use them finished.
- */
-static void tern_vm_flush(struct tern_vm *vm)
+/* Free page tables for good; no job can reach them any more. */
+static void tern_vm_free_tables(struct tern_vm *vm, struct list_head *tables)
 {
 	struct tern_vm_table *t, *next;
+	u64 freed = 0;
 
-	tern_device_tlb_invalidate(vm->tdev);
-	list_for_each_entry_safe(t, next, &vm->dead_tables, link) {
+	list_for_each_entry_safe(t, next, tables, link) {
 		dma_free_coherent(vm->tdev->drm.dev, TERN_PAGE_SIZE, t->cpu, t->dma);
 		kfree(t);
+		freed++;
 	}
-	INIT_LIST_HEAD(&vm->dead_tables);
+	INIT_LIST_HEAD(tables);
+	mutex_lock(&vm->lock);
+	vm->nr_tables -= freed;
+	mutex_unlock(&vm->lock);
 }
 
-/* Release what a removed mapping held; outside the VM lock. */
-static void tern_vm_mapping_free(struct tern_vm_mapping *m)
+/*
+ * After page-table entries were cleared: invalidate the TLBs of every
+ * engine, so that no translation the engines start from now on uses the
+ * old entries, and move the tables unlinked since the last retire to
+ * @g.  Nothing is freed: jobs may still be using what they translated
+ * before (see tern_vm_reap()).
+ */
+static void tern_vm_retire(struct tern_vm *vm, struct tern_vm_garbage *g)
 {
-	tern_bo_unpin(m->bo);
-	drm_gem_object_put(&m->bo->base.base);
-	kfree(m);
+	lockdep_assert_held(&vm->lock);
+	tern_device_tlb_invalidate(vm->tdev);
+	list_splice_tail_init(&vm->dead_tables, &g->tables);
+}
+
+/*
+ * Wait for every job of the VM that could still reach what was retired:
+ * the ones whose fences are in the reservation object now.  A job that
+ * adds its fence after this copy is pushed after it, so after the entries
+ * were cleared and the TLBs invalidated (tern_vm_retire() came before):
+ * it cannot reach the old tables and pages.  The copy is taken under the
+ * lock the submit path adds its fence under, and once: concurrent submits
+ * do not prolong the wait.
+ */
+static void tern_vm_wait_users(struct tern_vm *vm)
+{
+	struct dma_fence **fences;
+	unsigned int i, count;
+	int ret;
+
+	lockdep_assert_not_held(&vm->lock);
+	dma_resv_lock(&vm->resv, NULL);
+	ret = dma_resv_get_fences(&vm->resv, DMA_RESV_USAGE_BOOKKEEP, &count,
+				  &fences);
+	if (ret) {
+		/* No memory for the copy: wait with submits held off. */
+		dma_resv_wait_timeout(&vm->resv, DMA_RESV_USAGE_BOOKKEEP, false,
+				      MAX_SCHEDULE_TIMEOUT);
+		dma_resv_unlock(&vm->resv);
+		return;
+	}
+	dma_resv_unlock(&vm->resv);
+
+	for (i = 0; i < count; i++) {
+		dma_fence_wait(fences[i], false);
+		dma_fence_put(fences[i]);
+	}
+	kfree(fences);
+}
+
+/*
+ * Give back what a removal took off the address space, once no job can
+ * reach it: the tables, the pins, the BO references.  No lock held.
+ */
+static void tern_vm_reap(struct tern_vm *vm, struct tern_vm_garbage *g)
+{
+	struct tern_vm_mapping *m, *next;
+
+	/* even with nothing in @g: entries may have been cleared in place */
+	tern_vm_wait_users(vm);
+	tern_vm_free_tables(vm, &g->tables);
+
+	list_for_each_entry(m, &g->mappings, link)
+		tern_bo_unpin(m->bo);
+	mutex_lock(&vm->lock);
+	list_for_each_entry(m, &g->mappings, link) {
+		tern_vm_bo_put(vm, m->vbo);
+		vm->nr_mappings--;
+	}
+	mutex_unlock(&vm->lock);
+	list_for_each_entry_safe(m, next, &g->mappings, link) {
+		drm_gem_object_put(&m->bo->base.base);
+		kfree(m);
+	}
+	INIT_LIST_HEAD(&g->mappings);
 }
 
 static bool tern_vm_single_use(struct tern_device *tdev)
@@ -247,6 +446,7 @@ int tern_vm_create(struct tern_device *tdev, struct tern_vm **out)
 	drm_mm_init(&vm->mm, DRM_TERN_VA_START, TERN_VA_END - DRM_TERN_VA_START);
 	xa_init(&vm->tables);
 	INIT_LIST_HEAD(&vm->dead_tables);
+	vm->bos = RB_ROOT;
 	dma_resv_init(&vm->resv);
 
 	ret = ida_alloc_min(&tern_vm_ida, 1, GFP_KERNEL);
@@ -281,8 +481,8 @@ int tern_vm_create(struct tern_device *tdev, struct tern_vm **out)
 err_pt:
 	tern_pt_fini(&vm->pt);
 err_ida:
-	/* Frees the tables tern_pt gave back, if any. */
-	tern_vm_flush(vm);
+	/* Frees the tables tern_pt gave back, if any: never used by a job. */
+	tern_vm_free_tables(vm, &vm->dead_tables);
 	ida_free(&tern_vm_ida, vm->id);
 err_free:
 	dma_resv_fini(&vm->resv);
@@ -298,8 +498,9 @@ static void tern_vm_release(struct kref *kref)
 	struct tern_vm *vm = container_of(kref, struct tern_vm, refcount);
 	struct tern_device *tdev = vm->tdev;
 	struct drm_mm_node *node, *next;
-	LIST_HEAD(mappings);
+	struct tern_vm_garbage garbage;
 
+	tern_vm_garbage_init(&garbage);
 	/* Holders of job references are gone, but fences may be pending. */
 	dma_resv_wait_timeout(&vm->resv, DMA_RESV_USAGE_BOOKKEEP, false,
 			      MAX_SCHEDULE_TIMEOUT);
@@ -316,21 +517,16 @@ static void tern_vm_release(struct kref *kref)
 			container_of(node, struct tern_vm_mapping, node);
 
 		drm_mm_remove_node(node);
-		list_add_tail(&m->link, &mappings);
+		list_add_tail(&m->link, &garbage.mappings);
 	}
 	tern_pt_fini(&vm->pt);
-	tern_vm_flush(vm);
+	tern_vm_retire(vm, &garbage);
 	mutex_unlock(&vm->lock);
+	/* No job is left to wait for: this only frees. */
+	tern_vm_reap(vm, &garbage);
 
-	while (!list_empty(&mappings)) {
-		struct tern_vm_mapping *m =
-			list_first_entry(&mappings, struct tern_vm_mapping, link);
-
-		list_del(&m->link);
-		tern_vm_mapping_free(m);
-	}
-
-	WARN_ON(!xa_empty(&vm->tables));
+	WARN_ON(!xa_empty(&vm->tables) || vm->nr_tables || vm->nr_mappings ||
+		vm->pinned || !RB_EMPTY_ROOT(&vm->bos));
 	xa_destroy(&vm->tables);
 	drm_mm_takedown(&vm->mm);
 	dma_resv_fini(&vm->resv);
@@ -419,6 +615,11 @@ void tern_vm_print(struct tern_vm *vm, struct drm_printer *p)
 	mutex_lock(&vm->lock);
 	drm_printf(p, "vm %u: root %#llx, %llu bytes mapped, %llu page tables\n",
 		   vm->id, tern_pt_root(&vm->pt), vm->mapped, vm->pt.nr_tables);
+	drm_printf(p, "  budget: %llu of %u tables, %llu of %u mappings,",
+		   vm->nr_tables, DRM_TERN_VM_MAX_TABLES, vm->nr_mappings,
+		   DRM_TERN_VM_MAX_MAPPINGS);
+	drm_printf(p, " %llu of %llu bytes of BOs pinned\n", vm->pinned,
+		   tern_vm_max_pinned());
 	drm_mm_for_each_node(node, &vm->mm) {
 		struct tern_vm_mapping *m =
 			container_of(node, struct tern_vm_mapping, node);
@@ -453,8 +654,8 @@ void tern_vm_debugfs_show(struct tern_device *tdev, struct drm_printer *p)
 
 /*
  * Write the PTEs of [va, va + range) for the BO pages from @bo_offset, in
- * chunks.  All or nothing: on failure what was written is cleared again
- * (and flushed, as a job may have used it meanwhile).
+ * chunks.  All or nothing: on failure what was written is cleared again;
+ * a job may have used it meanwhile, so the caller retires and reaps it.
  */
 static int tern_vm_map_pages(struct tern_vm *vm, struct sg_table *sgt, u64 va,
 			     u64 bo_offset, u64 range, u64 pte_flags)
@@ -505,7 +706,6 @@ static int tern_vm_map_pages(struct tern_vm *vm, struct sg_table *sgt, u64 va,
 
 err_unmap:
 	tern_pt_unmap(&vm->pt, va, done);
-	tern_vm_flush(vm);
 	kfree(addrs);
 	return ret;
 }
@@ -513,13 +713,29 @@ err_unmap:
 static int tern_vm_map(struct tern_vm *vm, struct tern_bo *bo, u64 va,
 		       u64 bo_offset, u64 range, bool read_only)
 {
+	struct tern_vm_bo *vbo, *new_vbo;
+	struct tern_vm_garbage garbage;
 	struct tern_vm_mapping *m;
 	struct sg_table *sgt;
+	u64 needed;
 	int ret;
 
-	m = kzalloc(sizeof(*m), GFP_KERNEL);
-	if (!m)
-		return -ENOMEM;
+	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
+	new_vbo = kzalloc(sizeof(*new_vbo), GFP_KERNEL_ACCOUNT);
+	if (!m || !new_vbo) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+
+	/*
+	 * A BO that cannot fit the pinned budget is refused before pinning
+	 * allocates its pages; checked again below, under the lock.
+	 */
+	mutex_lock(&vm->lock);
+	ret = tern_vm_pin_budget(vm, bo) ? 0 : -ENOSPC;
+	mutex_unlock(&vm->lock);
+	if (ret)
+		goto err_free;
 
 	sgt = tern_bo_pin(bo);
 	if (IS_ERR(sgt)) {
@@ -528,7 +744,8 @@ static int tern_vm_map(struct tern_vm *vm, struct tern_bo *bo, u64 va,
 	}
 
 	mutex_lock(&vm->lock);
-	if (range > DRM_TERN_VM_MAX_MAPPED - vm->mapped) {
+	if (range > DRM_TERN_VM_MAX_MAPPED - vm->mapped ||
+	    vm->nr_mappings >= DRM_TERN_VM_MAX_MAPPINGS) {
 		ret = -ENOSPC;
 		goto err_unlock;
 	}
@@ -541,34 +758,64 @@ static int tern_vm_map(struct tern_vm *vm, struct tern_bo *bo, u64 va,
 			ret = -EEXIST;
 		goto err_unlock;
 	}
+	/* The budgets, before anything changes. */
+	vbo = tern_vm_bo_find(vm, bo);
+	needed = tern_pt_tables_needed(&vm->pt, va, range / TERN_PAGE_SIZE);
+	if (!tern_vm_pin_budget(vm, bo) ||
+	    needed > DRM_TERN_VM_MAX_TABLES - vm->nr_tables) {
+		drm_mm_remove_node(&m->node);
+		ret = -ENOSPC;
+		goto err_unlock;
+	}
 
 	ret = tern_vm_map_pages(vm, sgt, va, bo_offset, range,
 				read_only ? 0 : TERN_PTE_WRITABLE);
 	if (ret) {
+		/*
+		 * A job may have used what was mapped for a moment: take it
+		 * down like an unmap does before the BO is unpinned.
+		 */
 		drm_mm_remove_node(&m->node);
-		goto err_unlock;
+		tern_vm_garbage_init(&garbage);
+		tern_vm_retire(vm, &garbage);
+		mutex_unlock(&vm->lock);
+		tern_vm_reap(vm, &garbage);
+		goto err_unpin;
 	}
 
+	if (!vbo) {
+		vbo = new_vbo;
+		new_vbo = NULL;
+		vbo->bo = bo;
+		rb_add(&vbo->node, &vm->bos, tern_vm_bo_less);
+		vm->pinned += tern_bo_size(bo);
+	}
+	vbo->mappings++;
+	vm->nr_mappings++;
 	m->bo = bo;
+	m->vbo = vbo;
 	m->bo_offset = bo_offset;
 	m->read_only = read_only;
 	vm->mapped += range;
 	mutex_unlock(&vm->lock);
+	kfree(new_vbo);
 	return 0;
 
 err_unlock:
 	mutex_unlock(&vm->lock);
+err_unpin:
 	tern_bo_unpin(bo);
 err_free:
+	kfree(new_vbo);
 	kfree(m);
 	return ret;
 }
 
 static int tern_vm_unmap(struct tern_vm *vm, u64 va, u64 range)
 {
-	struct tern_vm_mapping *m, *next;
+	struct tern_vm_garbage garbage;
+	struct tern_vm_mapping *m;
 	struct drm_mm_node *node;
-	LIST_HEAD(mappings);
 	long timeout;
 	int ret = 0;
 
@@ -578,6 +825,7 @@ static int tern_vm_unmap(struct tern_vm *vm, u64 va, u64 range)
 	if (timeout < 0)
 		return timeout;
 
+	tern_vm_garbage_init(&garbage);
 	mutex_lock(&vm->lock);
 	drm_mm_for_each_node_in_range(node, &vm->mm, va, va + range) {
 		if (node->start < va || node->start + node->size > va + range) {
@@ -585,23 +833,23 @@ static int tern_vm_unmap(struct tern_vm *vm, u64 va, u64 range)
 			goto out_unlock;
 		}
 		list_add_tail(&container_of(node, struct tern_vm_mapping, node)->link,
-			      &mappings);
+			      &garbage.mappings);
 	}
-	if (list_empty(&mappings)) {
+	if (list_empty(&garbage.mappings)) {
 		ret = -ENOENT;
 		goto out_unlock;
 	}
 
-	list_for_each_entry(m, &mappings, link) {
+	list_for_each_entry(m, &garbage.mappings, link) {
 		tern_pt_unmap(&vm->pt, m->node.start, m->node.size / TERN_PAGE_SIZE);
 		vm->mapped -= m->node.size;
 		drm_mm_remove_node(&m->node);
 	}
-	tern_vm_flush(vm);
+	tern_vm_retire(vm, &garbage);
 	mutex_unlock(&vm->lock);
 
-	list_for_each_entry_safe(m, next, &mappings, link)
-		tern_vm_mapping_free(m);
+	/* Jobs submitted since the wait may still reach the range. */
+	tern_vm_reap(vm, &garbage);
 	return 0;
 
 out_unlock:

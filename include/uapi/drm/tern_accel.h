@@ -824,10 +824,31 @@ enum drm_tern_vm_bind_op {
 /**
  * DRM_TERN_VM_MAX_MAPPED - most bytes mapped in one address space at a time
  *
- * Bounds the memory the page tables of one file can take (8 bytes per
- * 4 KiB page): a map beyond it fails with -ENOSPC.
+ * Counted per mapping (a BO mapped twice counts twice): a map beyond it
+ * fails with -ENOSPC.
  */
 #define DRM_TERN_VM_MAX_MAPPED		(1ull << 36)
+
+/**
+ * DRM_TERN_VM_MAX_TABLES - most page tables of one address space
+ *
+ * The device's page tables are 4 KiB each, and a mapping needs whole
+ * tables: one leaf table per 2 MiB of VA it touches, one more per GiB and
+ * per 512 GiB.  Mapping a single 4 KiB page every 2 MiB thus costs a table
+ * per page.  An address space holds at most this many tables (129 MiB),
+ * enough for %DRM_TERN_VM_MAX_MAPPED bytes mapped in large ranges; a map
+ * that would need more fails with -ENOSPC and changes nothing.  Unmapping
+ * gives the tables that become empty back.
+ */
+#define DRM_TERN_VM_MAX_TABLES		33024u
+
+/**
+ * DRM_TERN_VM_MAX_MAPPINGS - most mappings in one address space at a time
+ *
+ * Each mapping costs the kernel some bookkeeping, whatever its size: a map
+ * beyond this many fails with -ENOSPC.
+ */
+#define DRM_TERN_VM_MAX_MAPPINGS	(1u << 18)
 
 /**
  * struct drm_tern_vm_bind - DRM_IOCTL_TERN_VM_BIND: map or unmap a BO range
@@ -845,11 +866,17 @@ enum drm_tern_vm_bind_op {
  * is removed.  The new mapping can be used by jobs submitted after the ioctl
  * returns.
  *
+ * The BOs mapped in one address space, each counted once and whole however
+ * often it is mapped, take at most half of the system's memory: their pages
+ * are pinned while they are mapped.
+ *
  * An unmap removes whole mappings: every mapping that intersects the range
  * must lie inside it, and at least one must.  It first waits (interruptibly)
  * for every job submitted on the file before it to finish, then removes the
- * translations, invalidates the device TLBs and only then releases the
- * pages.  A job submitted while the unmap runs that uses the range faults.
+ * translations and invalidates the device TLBs, then waits (not
+ * interruptibly) for the jobs submitted on the file while it ran, which may
+ * have used the range until then, and only then releases the pages.  A job
+ * submitted while the unmap runs that uses the range may fault.
  *
  * Errors:
  * -EINVAL unknown op or flags, pad not 0, a handle, offset or flags given
@@ -859,7 +886,11 @@ enum drm_tern_vm_bind_op {
  * -ERANGE [@va, @va + @range) is not inside [%DRM_TERN_VA_START, 2^va_bits);
  * -EEXIST a map range overlaps an existing mapping;
  * -ENOENT no such BO handle, or nothing mapped in an unmap range;
- * -ENOSPC the map would take the address space above %DRM_TERN_VM_MAX_MAPPED;
+ * -ENOSPC the map would take the address space above %DRM_TERN_VM_MAX_MAPPED
+ * bytes mapped, %DRM_TERN_VM_MAX_MAPPINGS mappings or
+ * %DRM_TERN_VM_MAX_TABLES page tables, or its BO (if not
+ * mapped yet) above half of the system's memory in BOs mapped (nothing was
+ * changed);
  * -ENOMEM; -EINTR/-ERESTARTSYS a signal arrived while an unmap waited for
  * the jobs or a map for the BO's lock (nothing was changed); -ENODEV the
  * device is gone.

@@ -10,6 +10,8 @@
 #include <kunit/test.h>
 #include <linux/slab.h>
 
+#include <drm/tern_accel.h>
+
 #include "../tern_pt.c"
 
 #define PAGE4K		TERN_PAGE_SIZE
@@ -507,6 +509,7 @@ static void tern_pt_random_model(struct kunit *test)
 		u32 n = min_t(u32, r % 64 + 1, MODEL_PAGES - first);
 		u64 va = MODEL_BASE + (u64)first * PAGE4K;
 		u64 flags = r & 0x100 ? TERN_PTE_WRITABLE : 0;
+		u64 before = f->pt.nr_tables, needed;
 		bool busy = false;
 		u32 fail;
 		int ret;
@@ -518,6 +521,7 @@ static void tern_pt_random_model(struct kunit *test)
 			}
 			fail = tern_pt_rand(&state);
 			f->fa.fail_at = fail % 3 ? 0 : f->fa.calls + 1 + fail % 2;
+			needed = tern_pt_tables_needed(&f->pt, va, n);
 			ret = tern_pt_map(&f->pt, va, pages, n, flags);
 			if (busy) {
 				KUNIT_ASSERT_EQ_MSG(test, ret, -EEXIST, "step %u", step);
@@ -527,6 +531,9 @@ static void tern_pt_random_model(struct kunit *test)
 			} else {
 				for (i = 0; i < n; i++)
 					model[first + i] = pages[i] | flags | TERN_PTE_VALID;
+				/* the budget check of tern_vm relies on this */
+				KUNIT_ASSERT_EQ_MSG(test, f->pt.nr_tables - before, needed,
+						    "step %u", step);
 			}
 			f->fa.fail_at = 0;
 		} else {
@@ -562,6 +569,80 @@ static void tern_pt_random_model(struct kunit *test)
 	KUNIT_EXPECT_GT(test, nomem, 10);
 }
 
+/*
+ * tern_pt_tables_needed() predicts what a map adds: one 4 KiB page bound at
+ * a 2 MiB stride costs a whole leaf table per page, plus a level-1 table
+ * per GiB and a level-2 table per 512 GiB, which is what tern_vm's table
+ * budget (DRM_TERN_VM_MAX_TABLES) must count.
+ */
+static void tern_pt_tables_needed_stride(struct kunit *test)
+{
+	struct tern_pt_fixture *f = test->priv;
+	/* 24 binds that cross a 1 GiB and a 512 GiB boundary */
+	const u64 stride = 2ull << 20, va0 = (1ull << 39) - 12 * stride;
+	u64 page = 0x7000, i, total = 0;
+
+	for (i = 0; i < 24; i++) {
+		u64 va = va0 + i * stride, before = f->pt.nr_tables, want;
+
+		/* the first needs a branch; a new GiB, a new 512 GiB more */
+		want = 1 + !(va % (1ull << 30)) + !(va % (1ull << 39));
+		if (!i)
+			want = 3;
+		KUNIT_EXPECT_EQ_MSG(test, tern_pt_tables_needed(&f->pt, va, 1), want,
+				    "bind %llu", i);
+		KUNIT_ASSERT_EQ(test, tern_pt_map(&f->pt, va, &page, 1, 0), 0);
+		KUNIT_EXPECT_EQ_MSG(test, f->pt.nr_tables - before, want,
+				    "bind %llu", i);
+		/* a second page in the same leaf costs nothing */
+		KUNIT_EXPECT_EQ(test, tern_pt_tables_needed(&f->pt, va + PAGE4K, 1), 0);
+		total += want;
+	}
+	KUNIT_EXPECT_EQ(test, f->pt.nr_tables, 1 + total);
+	/* 24 leaves, 2 level-1 tables (one per GiB touched), 2 level-2 */
+	KUNIT_EXPECT_EQ(test, total, 24 + 2 + 2);
+	tern_pt_unmap(&f->pt, va0, 24 * stride / PAGE4K);
+	KUNIT_EXPECT_EQ(test, f->pt.nr_tables, 1);
+}
+
+static void tern_pt_tables_needed_ranges(struct kunit *test)
+{
+	struct tern_pt_fixture *f = test->priv;
+	const u64 gib = 1ull << 30;
+	u64 page = 0x7000;
+
+	/* a 2 MiB-aligned 64 GiB range: 32768 leaves, 64 + 1 tables above */
+	KUNIT_EXPECT_EQ(test, tern_pt_tables_needed(&f->pt, 64 * gib, 64 * gib / PAGE4K),
+			32768 + 64 + 1);
+	/* misaligned by a page: one more table at the two lower levels */
+	KUNIT_EXPECT_EQ(test, tern_pt_tables_needed(&f->pt, 64 * gib + PAGE4K,
+						    64 * gib / PAGE4K),
+			32769 + 65 + 1);
+	/*
+	 * The budget of an address space holds DRM_TERN_VM_MAX_MAPPED mapped
+	 * from the lowest VA, plus the root.
+	 */
+	KUNIT_EXPECT_LE(test, 1 + tern_pt_tables_needed(&f->pt, DRM_TERN_VA_START,
+							DRM_TERN_VM_MAX_MAPPED / PAGE4K),
+			(u64)DRM_TERN_VM_MAX_TABLES);
+	/* refused arguments need nothing */
+	KUNIT_EXPECT_EQ(test, tern_pt_tables_needed(&f->pt, 0x1000, 0), 0);
+	KUNIT_EXPECT_EQ(test, tern_pt_tables_needed(&f->pt, 0x1800, 1), 0);
+	KUNIT_EXPECT_EQ(test, tern_pt_tables_needed(&f->pt, 1ull << TERN_VA_BITS, 1), 0);
+	KUNIT_EXPECT_EQ(test, tern_pt_tables_needed(&f->pt, (1ull << TERN_VA_BITS) - PAGE4K,
+						    2), 0);
+
+	/* with part of the range's tables present, only the rest is counted */
+	KUNIT_ASSERT_EQ(test, tern_pt_map(&f->pt, gib + 2 * PAGE4K, &page, 1, 0), 0);
+	KUNIT_EXPECT_EQ(test, tern_pt_tables_needed(&f->pt, gib, 1), 0);
+	KUNIT_EXPECT_EQ(test, tern_pt_tables_needed(&f->pt, gib, 1024), 1);
+	KUNIT_EXPECT_EQ(test, tern_pt_tables_needed(&f->pt, gib - PAGE4K, 2), 2);
+	/* nothing is allocated by asking */
+	KUNIT_EXPECT_EQ(test, f->pt.nr_tables, 4);
+	KUNIT_EXPECT_EQ(test, tern_fake_live(&f->fa), 4);
+	tern_pt_unmap(&f->pt, gib + 2 * PAGE4K, 1);
+}
+
 static struct kunit_case tern_pt_cases[] = {
 	KUNIT_CASE(tern_pt_empty),
 	KUNIT_CASE(tern_pt_map_one),
@@ -575,6 +656,8 @@ static struct kunit_case tern_pt_cases[] = {
 	KUNIT_CASE(tern_pt_sparse_unmap),
 	KUNIT_CASE(tern_pt_fini_with_mappings),
 	KUNIT_CASE(tern_pt_random_model),
+	KUNIT_CASE(tern_pt_tables_needed_stride),
+	KUNIT_CASE(tern_pt_tables_needed_ranges),
 	{}
 };
 
