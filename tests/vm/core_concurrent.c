@@ -16,9 +16,10 @@
  *
  * A job's length is scaled with what the driver costs per job in this
  * guest (measured first: jobs that do nearly nothing, queued behind a
- * gate, run back to back), at least 2 ms: on a debug kernel (KASAN,
- * lockdep) the jobs get longer instead of the engines idle, and on the
- * usual kernel nothing changes.
+ * gate, run back to back), and at least 5 ms: the refill of a slot must
+ * come within the length of the job in the other, and a host busy with
+ * other guests can hold the guest's vCPUs for a few ms.  On a debug kernel
+ * (KASAN, lockdep) the jobs get longer instead of the engines idle.
  *
  * tern-vm: timeout=120
  */
@@ -30,7 +31,7 @@
 #define VA		0x100000ull
 #define PROCS		4
 #define JOBS		60	/* per context, two contexts per process */
-#define SPIN_MIN_US	2000
+#define SPIN_MIN_US	5000
 #define SPIN_MAX_US	50000
 #define COST_JOBS	32
 
