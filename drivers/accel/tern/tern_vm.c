@@ -604,6 +604,39 @@ unsigned int tern_vm_id(struct tern_vm *vm)
 }
 
 /**
+ * tern_vm_unplug() - free the page tables of a removed device's address
+ *	spaces
+ * @tdev: the device, its engines reset and its jobs signalled
+ *
+ * Called by PCI remove once the hardware can no longer reach memory.  The
+ * page tables are coherent DMA memory of the device: they must go while
+ * the device still has its DMA mappings (behind an IOMMU, freeing them
+ * after remove returned faults), not when the files that hold the address
+ * spaces are closed, maybe much later.  The address spaces keep their VA
+ * ranges, pins and BO references until they are released; no job can run
+ * in them any more.
+ */
+void tern_vm_unplug(struct tern_device *tdev)
+{
+	struct tern_vm_garbage g;
+	struct tern_vm *vm;
+
+	mutex_lock(&tern_vm_list_lock);
+	list_for_each_entry(vm, &tern_vm_list, link) {
+		if (vm->tdev != tdev)
+			continue;
+		tern_vm_garbage_init(&g);
+		mutex_lock(&vm->lock);
+		tern_pt_fini(&vm->pt);
+		/* no TLB to invalidate: the device was reset */
+		list_splice_tail_init(&vm->dead_tables, &g.tables);
+		mutex_unlock(&vm->lock);
+		tern_vm_free_tables(vm, &g.tables);
+	}
+	mutex_unlock(&tern_vm_list_lock);
+}
+
+/**
  * tern_vm_print() - describe a VM and its mappings, for debugfs
  * @vm: the VM
  * @p: where to print
@@ -614,7 +647,8 @@ void tern_vm_print(struct tern_vm *vm, struct drm_printer *p)
 
 	mutex_lock(&vm->lock);
 	drm_printf(p, "vm %u: root %#llx, %llu bytes mapped, %llu page tables\n",
-		   vm->id, tern_pt_root(&vm->pt), vm->mapped, vm->pt.nr_tables);
+		   vm->id, vm->pt.root ? tern_pt_root(&vm->pt) : 0, vm->mapped,
+		   vm->pt.nr_tables);
 	drm_printf(p, "  budget: %llu of %u tables, %llu of %u mappings,",
 		   vm->nr_tables, DRM_TERN_VM_MAX_TABLES, vm->nr_mappings,
 		   DRM_TERN_VM_MAX_MAPPINGS);

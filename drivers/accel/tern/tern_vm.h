@@ -23,6 +23,7 @@ struct dma_resv *tern_vm_resv(struct tern_vm *vm);
 unsigned int tern_vm_id(struct tern_vm *vm);
 void tern_vm_print(struct tern_vm *vm, struct drm_printer *p);
 void tern_vm_debugfs_show(struct tern_device *tdev, struct drm_printer *p);
+void tern_vm_unplug(struct tern_device *tdev);
 
 int tern_vm_bind_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 
