@@ -10,7 +10,8 @@
 #   vm-run.sh bench   run the benchmark suite (scripts/bench.sh reads the log;
 #                     TERN_BENCH_ARGS: tern-benchsuite's options, TERN_BENCH_LIMIT)
 #
-# Environment: TERN_ACCEL (tcg, or kvm where it works), TERN_VM_SMP (2),
+# Environment: TERN_QEMU (another qemu-system-x86_64 to run, e.g. to compare
+# builds), TERN_ACCEL (tcg, or kvm where it works), TERN_VM_SMP (2),
 # TERN_VM_MEM (1G), TERN_DEVICE_OPTS (extra -device tern options for shell
 # and demo; several devices are separated by "+"; the demo's default is
 # time-scale=200, which makes its GEMM last about 420 ms of device time
@@ -25,7 +26,7 @@ set -euo pipefail
 mode=${1:-test}
 KREL=${KREL:-$(kernel_release)}
 VMLINUZ=$TERN_CACHE/kernel/$KREL/root/boot/vmlinuz-$KREL
-QEMU=$TERN_CACHE/qemu-build/current/qemu-system-x86_64
+QEMU=${TERN_QEMU:-$TERN_CACHE/qemu-build/current/qemu-system-x86_64}
 VM=$TERN_TOP/build/vm
 for f in "$VMLINUZ" "$QEMU" "$VM/initramfs.cpio.gz"; do
 	[ -e "$f" ] || die "missing $f: run 'make setup qemu initramfs'"
