@@ -12,6 +12,11 @@
 # "<group> <device options>" for the host runner.  TERN_VM_TIMEOUT_SCALE
 # (default 1) multiplies every test's time limit: make test-debug sets it
 # for its kernel, on which everything runs several times slower.
+#
+# The tests whose names match TERN_VM_IOMMU_TESTS (a regex; empty: none)
+# run a second time behind a virtual IOMMU, in groups named iommu-<n> that
+# vm-run.sh boots with intel-iommu (docs/development.md, "The VM").  A test
+# whose tern-vm line says iommu=no stays out of them.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -56,14 +61,17 @@ printf '%s\n' "${order[@]}" >"$ROOT/tern/modules.load"
 
 # VM tests and their groups.
 : >"$VM/groups.txt.new"
-declare -A group_of=()
-ngroups=0
+declare -A group_of=() iommu_group_of=()
+declare -a iommu_lines=()
+ngroups=0 niommu=0
+iommu_re=${TERN_VM_IOMMU_TESTS-^(core|lib|sched)_}
 for src in "$TERN_TOP"/tests/vm/*.c; do
 	[ -e "$src" ] || continue
 	name=$(basename "$src" .c)
 	meta=$(grep -o 'tern-vm:.*' "$src" | head -n 1 || true)
 	dev=$(echo "$meta" | grep -o 'device=[^ ]*' | cut -d= -f2- || true)
 	limit=$(echo "$meta" | grep -o 'timeout=[0-9]*' | cut -d= -f2 || true)
+	limit=$((${limit:-120} * ${TERN_VM_TIMEOUT_SCALE:-1}))
 	key=${dev:-default}
 	if [ -z "${group_of[$key]:-}" ]; then
 		group_of[$key]=$ngroups
@@ -71,7 +79,20 @@ for src in "$TERN_TOP"/tests/vm/*.c; do
 		ngroups=$((ngroups + 1))
 	fi
 	cp "$B/tests/vm/$name" "$ROOT/tern/tests/$name"
-	echo "$name $((${limit:-120} * ${TERN_VM_TIMEOUT_SCALE:-1}))" >>"$ROOT/tern/groups/${group_of[$key]}"
+	echo "$name $limit" >>"$ROOT/tern/groups/${group_of[$key]}"
+	# The same test behind the IOMMU, in a group of its own per device options.
+	if [ -n "$iommu_re" ] && echo "$name" | grep -Eq "$iommu_re" &&
+		! echo "$meta" | grep -q 'iommu=no'; then
+		if [ -z "${iommu_group_of[$key]:-}" ]; then
+			iommu_group_of[$key]=iommu-$niommu
+			iommu_lines+=("iommu-$niommu ${dev}")
+			niommu=$((niommu + 1))
+		fi
+		echo "$name $limit" >>"$ROOT/tern/groups/${iommu_group_of[$key]}"
+	fi
+done
+for line in "${iommu_lines[@]}"; do
+	echo "$line" >>"$VM/groups.txt.new"
 done
 mv "$VM/groups.txt.new" "$VM/groups.txt"
 # Tools and demo programs, if built.
@@ -80,4 +101,4 @@ if [ -d "$B/userspace/bin" ]; then
 fi
 
 (cd "$ROOT" && find . | sort | cpio -o -H newc --quiet | gzip -1) >"$VM/initramfs.cpio.gz"
-log "initramfs ready: $(du -h "$VM/initramfs.cpio.gz" | cut -f1), modules: ${order[*]}, $ngroups test group(s)"
+log "initramfs ready: $(du -h "$VM/initramfs.cpio.gz" | cut -f1), modules: ${order[*]}, $ngroups test group(s) and $niommu behind the IOMMU"

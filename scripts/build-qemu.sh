@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# make qemu: overlay qemu-device/ onto the QEMU source fetched by setup.sh and
-# build qemu-system-x86_64 with the tern device (plus, with "qtest", the tern
+# make qemu: overlay qemu-device/ onto the QEMU source fetched by setup.sh,
+# apply the fixes to QEMU itself that qemu-device/patches/ carries, and build
+# qemu-system-x86_64 with the tern device (plus, with "qtest", the tern
 # qtest binaries).  The overlay copies only files whose content changed, so
 # ninja rebuilds only what a change in qemu-device/ touches.
 #
@@ -26,7 +27,7 @@ install_if_changed() {
 # 1. Overlay the device sources, remembering what we put there.
 manifest=$SRC/.tern-overlay
 new_manifest=$(mktemp)
-(cd "$OVL" && find . -type f ! -name '*~' | sort) | while read -r f; do
+(cd "$OVL" && find . -type f ! -name '*~' ! -path './patches/*' | sort) | while read -r f; do
 	install_if_changed "$OVL/$f" "$SRC/$f"
 	echo "$f" >>"$new_manifest"
 done
@@ -48,7 +49,33 @@ fi
 sort "$new_manifest" >"$manifest"
 rm -f "$new_manifest"
 
-# 2. Hook the device and its qtest into QEMU's build (once).
+# 2. Fixes to QEMU itself (each patch's header says why).  The applied set
+# is kept in $SRC/.tern-patches: when the set in qemu-device/patches/ changes,
+# the old one is reverted (newest first) and the new one applied in order, so
+# a patch is applied once and ninja rebuilds only what it touches.
+applied=$SRC/.tern-patches
+mkdir -p "$applied"
+patches=$(ls "$OVL"/patches/*.patch 2>/dev/null | sort || true)
+want=$(for p in $patches; do basename "$p"; cat "$p"; done | sha256sum)
+have=$(cat "$applied/sum" 2>/dev/null || true)
+if [ "$want" != "$have" ]; then
+	for p in $(ls "$applied"/*.patch 2>/dev/null | sort -r || true); do
+		log "reverting $(basename "$p") from the QEMU source"
+		patch -d "$SRC" -p1 -R -s -f <"$p" >/dev/null ||
+			die "could not revert $(basename "$p") from $SRC: run 'make setup' on a fresh cache"
+		rm -f "$p"
+	done
+	rm -f "$applied/sum"
+	for p in $patches; do
+		log "applying $(basename "$p") to the QEMU source"
+		patch -d "$SRC" -p1 -s -f --no-backup-if-mismatch <"$p" >/dev/null ||
+			die "$(basename "$p") does not apply to QEMU $QVER: see its header"
+		cp "$p" "$applied/"
+	done
+	echo "$want" >"$applied/sum"
+fi
+
+# 3. Hook the device and its qtest into QEMU's build (once).
 grep -q "subdir('tern')" "$SRC/hw/misc/meson.build" ||
 	echo "subdir('tern')" >>"$SRC/hw/misc/meson.build"
 grep -q "source tern/Kconfig" "$SRC/hw/misc/Kconfig" ||
@@ -60,7 +87,7 @@ if ! grep -q "tern-test" "$SRC/tests/qtest/meson.build"; then
 		die "could not add tern-test to QEMU's tests/qtest/meson.build"
 fi
 
-# 3. Configure once, then build incrementally.
+# 4. Configure once, then build incrementally.
 if [ ! -f "$BUILD/build.ninja" ]; then
 	log "configuring QEMU $QVER in $BUILD"
 	mkdir -p "$BUILD"

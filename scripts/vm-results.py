@@ -7,8 +7,10 @@ usage: vm-results.py VMDIR [NAME_REGEX]
 Each test's TAP lines count as results ("ok", "not ok", "# SKIP").  A test
 also fails when it exits non-zero, when it never reports its end (guest hung
 or crashed), and when the kernel logged a warning, oops, BUG, lockdep, KASAN
-or hung-task report while it ran.  Writes "passed failed skipped" to
-build/results/vm.txt.
+or hung-task report while it ran, a write into a freed page (page_poison=1)
+or an IOMMU fault (DMAR, in the iommu-<n> groups).  A test of an iommu-<n>
+group is named <test>@iommu.  TERN_VM_IOMMU as for vm-run.sh says which
+groups ran.  Writes "passed failed skipped" to build/results/vm.txt.
 """
 import os
 import re
@@ -20,7 +22,12 @@ KERNEL_REPORT = re.compile(
     r"possible circular locking dependency|inconsistent lock state|"
     r"possible recursive locking|suspicious RCU usage|KASAN:|UBSAN:|"
     r"unreferenced object|rcu: INFO: rcu_.* detected stalls|"
-    r"sleeping function called from invalid context|refcount_t: )")
+    r"sleeping function called from invalid context|refcount_t: |"
+    # page_poison=1: a freed page was written before its next allocation
+    r"pagealloc: (memory corruption|single bit error)|"
+    # intel-iommu: a DMA or interrupt the IOMMU refused (guest, then QEMU)
+    r"DMAR: \[(DMA Read|DMA Write|INTR-REMAP)|DMAR: DRHD: handling fault|"
+    r"detected translation failure)")
 TAP = re.compile(r"^(not ok|ok)\b\s*\d*\s*-?\s*(.*)$")
 
 
@@ -31,9 +38,13 @@ def main():
     passed = failed = skipped = 0
     failures = []
     groups = {}
+    iommu_mode = os.environ.get("TERN_VM_IOMMU", "1")
     with open(os.path.join(vmdir, "groups.txt")) as f:
         for line in f:
             g = line.split()[0]
+            behind = g.startswith("iommu-")
+            if (iommu_mode == "0" and behind) or (iommu_mode == "only" and not behind):
+                continue
             with open(os.path.join(vmdir, "root/tern/groups", g)) as gf:
                 names = [l.split()[0] for l in gf if l.strip()]
             groups[g] = [n for n in names if not only or only.search(n)]
@@ -46,8 +57,13 @@ def main():
         state = {}
         cur = None
         in_dmesg = None
+        behind = g.startswith("iommu-")
+        translated = False
         for raw in lines:
             line = raw.rstrip("\r")
+            if re.match(r"TERN-IOMMU \S+ DMA\s*$", line):
+                translated = True
+                continue
             m = re.match(r"TERN-TEST-BEGIN (\S+)", line)
             if m:
                 cur = m.group(1)
@@ -80,8 +96,14 @@ def main():
                         state[cur]["ok"] += 1
                     else:
                         state[cur]["fail"].append(desc)
+        label = "@iommu" if behind else ""
+        if behind and state and not translated:
+            failed += 1
+            failures.append("group %s: the device was not behind a translating IOMMU "
+                            "(no 'TERN-IOMMU <bdf> DMA' line in %s)" % (g, path))
         for n in names:
             s = state.get(n)
+            n += label
             if s is None:
                 failed += 1
                 failures.append("%s: never ran (guest hung or crashed before it; see %s)" % (n, path))

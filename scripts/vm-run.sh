@@ -13,7 +13,8 @@
 #   vm-run.sh bench   run the benchmark suite (scripts/bench.sh reads the log;
 #                     TERN_BENCH_ARGS: tern-benchsuite's options, TERN_BENCH_LIMIT)
 #
-# Environment: TERN_ACCEL (tcg, or kvm where it works), TERN_VM_SMP (2),
+# Environment: TERN_QEMU (another qemu-system-x86_64 to run, e.g. to compare
+# builds), TERN_ACCEL (tcg, or kvm where it works), TERN_VM_SMP (2),
 # TERN_VM_MEM (1G), TERN_DEVICE_OPTS (extra -device tern options for shell
 # and demo; several devices are separated by "+"; the demo's default is
 # time-scale=200, which makes its GEMM last about 420 ms of device time
@@ -21,14 +22,23 @@
 # "-s 256 -w 100"),
 # TERN_VM_TESTS (only run tests whose name matches this regex),
 # TERN_VM_CMDLINE (more kernel parameters; NAME=value ones without a dot
-# reach the tests as environment variables, e.g. TERN_FUZZ_ITERATIONS=N).
+# reach the tests as environment variables, e.g. TERN_FUZZ_ITERATIONS=N),
+# TERN_VM_IOMMU (test mode: 1 also runs the iommu-<n> groups, the default;
+# 0 skips them; only runs nothing but them).
+#
+# Test groups boot with page_poison=1, so that the kernel reports a write
+# into a freed page ("pagealloc: memory corruption") when the page is next
+# allocated.  Groups named iommu-<n> boot behind a virtual Intel IOMMU
+# (intel_iommu=on, strict invalidation): a DMA the driver did not map, or
+# made after the unmap, is refused and logged as a DMAR fault.  vm-results.py
+# fails the test during which either shows.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 mode=${1:-test}
 KREL=${KREL:-$(kernel_release)}
 VMLINUZ=$TERN_CACHE/kernel/$KREL/root/boot/vmlinuz-$KREL
-QEMU=$TERN_CACHE/qemu-build/current/qemu-system-x86_64
+QEMU=${TERN_QEMU:-$TERN_CACHE/qemu-build/current/qemu-system-x86_64}
 VM=$TERN_TOP/build/vm
 for f in "$VMLINUZ" "$QEMU" "$VM/initramfs.cpio.gz"; do
 	[ -e "$f" ] || die "missing $f: run 'make setup qemu initramfs'"
@@ -48,14 +58,24 @@ take_files() {
 	done
 }
 
-# boot LOG DEVICE_OPTS CMDLINE TIMEOUT: one boot; console to LOG and stdout
-# (without the files the guest sends in base64).
+# boot LOG DEVICE_OPTS CMDLINE TIMEOUT [iommu]: one boot; console to LOG and
+# stdout (without the files the guest sends in base64).  With "iommu", the
+# devices sit behind an emulated Intel IOMMU.
 boot() {
-	local log=$1 dev=$2 cmdline=$3 limit=$4 rc=0
-	local -a args=(-L /usr/share/qemu -bios /usr/share/qemu/qboot.rom
-		-machine "q35,accel=$accel" -cpu "$cpu" -smp "${TERN_VM_SMP:-2}"
+	local log=$1 dev=$2 cmdline=$3 limit=$4 iommu=${5:-} rc=0
+	local machine="q35,accel=$accel"
+	local -a args
+	# intremap=on wants the split irqchip under KVM; TCG ignores the option.
+	[ -n "$iommu" ] && machine+=",kernel-irqchip=split"
+	args=(-L /usr/share/qemu -bios /usr/share/qemu/qboot.rom
+		-machine "$machine" -cpu "$cpu" -smp "${TERN_VM_SMP:-2}"
 		-m "${TERN_VM_MEM:-1G}" -vga none -nic none -no-reboot
 		-kernel "$VMLINUZ" -initrd "$VM/initramfs.cpio.gz")
+	# The IOMMU comes before the devices it translates for.
+	if [ -n "$iommu" ]; then
+		args+=(-device intel-iommu,intremap=on)
+		cmdline="intel_iommu=on iommu.strict=1 $cmdline"
+	fi
 	# DEVICE_OPTS may describe several tern devices, separated by "+".
 	local one
 	local -a devs
@@ -111,15 +131,21 @@ bench)
 test)
 	rm -f "$VM"/console-*.log
 	while read -r group dev; do
+		iommu=
+		case "$group" in iommu-*) iommu=iommu ;; esac
+		case "${TERN_VM_IOMMU:-1}:$iommu" in
+		0:iommu | only:) continue ;;
+		esac
 		names=$(awk '{ print $1 }' "$VM/root/tern/groups/$group")
 		if [ -n "${TERN_VM_TESTS:-}" ]; then
 			names=$(echo "$names" | grep -E "$TERN_VM_TESTS" || true)
 			[ -n "$names" ] || continue
 		fi
 		limit=$(awk '{ s += $2 } END { print s + 90 }' "$VM/root/tern/groups/$group")
-		log "VM boot for test group $group (device options: ${dev:-defaults}): $(echo $names)"
+		log "VM boot for test group $group (device options: ${dev:-defaults}${iommu:+, behind the IOMMU}): $(echo $names)"
 		boot "$VM/console-$group.log" "$dev" \
-			"tern.group=$group${TERN_VM_TESTS:+ tern.only=$TERN_VM_TESTS}" "$limit"
+			"page_poison=1 tern.group=$group${TERN_VM_TESTS:+ tern.only=$TERN_VM_TESTS}" \
+			"$limit" "$iommu"
 	done <"$VM/groups.txt"
 	python3 "$TERN_TOP/scripts/vm-results.py" "$VM" "${TERN_VM_TESTS:-}"
 	;;

@@ -2357,6 +2357,125 @@ static void test_hot_unplug_with_busy_engines(void)
     tern_shutdown(&t);
 }
 
+/* A job: SPIN for @us (none if 0), then WRITE_IMM @val at VA_BASE. */
+static Job spin_then_write(Tern *t, uint64_t root, uint32_t us, uint32_t val)
+{
+    Job j;
+    Cmd c;
+
+    c_init(&c);
+    if (us) {
+        c_spin(&c, us);
+    }
+    c_write_imm(&c, VA_BASE, val);
+    j = job_of(t, &c, root, 1);
+    c_free(&c);
+    return j;
+}
+
+static void test_vm_stop_parks_engines(void)
+{
+    uint32_t progress;
+    uint64_t root, pa;
+    Tern t;
+    Job j;
+
+    /*
+     * While the VM is stopped the engines leave guest memory alone: a
+     * running job stops where it is and goes on when the VM runs again;
+     * a job submitted meanwhile waits too.
+     */
+    tern_boot(&t, "local-mem-size=16M");
+    root = as_new(&t);
+    pa = as_map_buf(&t, root, VA_BASE, PAGE, true);
+    j = spin_then_write(&t, root, 300000, 0x5707);
+    submit(&t, 0, 0, &j);
+    WAIT_FOR(er(&t, 0, TERN_ENG_PROGRESS) > 2);
+    qtest_qmp_assert_success(t.qts, "{'execute': 'stop'}");
+    progress = er(&t, 0, TERN_ENG_PROGRESS);
+    j = spin_then_write(&t, root, 0, 0x5708);
+    submit(&t, 1, 0, &j);
+    g_usleep(500000);       /* longer than the whole job */
+    g_assert_cmpuint(er(&t, 0, TERN_ENG_PROGRESS), ==, progress);
+    g_assert_cmpuint(slot_state(&t, 0, 0), ==, TERN_SLOT_STATE_RUNNING);
+    g_assert_cmpuint(slot_state(&t, 1, 0), ==, TERN_SLOT_STATE_RUNNING);
+    g_assert_cmphex(qtest_readl(t.qts, pa), ==, 0);
+
+    qtest_qmp_assert_success(t.qts, "{'execute': 'cont'}");
+    g_assert_cmpuint(wait_done(&t, 0, 0), ==, TERN_OUTCOME_COMPLETED);
+    g_assert_cmpuint(wait_done(&t, 1, 0), ==, TERN_OUTCOME_COMPLETED);
+    g_assert_cmpuint(er(&t, 0, TERN_ENG_PROGRESS), >, progress);
+    WAIT_FOR(qtest_readl(t.qts, pa) != 0);
+    tern_shutdown(&t);
+}
+
+static void test_bus_master_disable_while_running(void)
+{
+    uint16_t cmd;
+    uint64_t root, pa;
+    uint32_t outcome, kind;
+    Tern t;
+    Job j;
+
+    /* Without Bus Master Enable every access to memory fails (section 2). */
+    tern_boot(&t, "local-mem-size=16M");
+    root = as_new(&t);
+    pa = as_map_buf(&t, root, VA_BASE, PAGE, true);
+    cmd = qpci_config_readw(t.dev, PCI_COMMAND);
+    j = spin_then_write(&t, root, 200000, 0xb1);
+    submit(&t, 0, 0, &j);
+    WAIT_FOR(er(&t, 0, TERN_ENG_PROGRESS) > 2);
+    qpci_config_writew(t.dev, PCI_COMMAND, cmd & ~PCI_COMMAND_MASTER);
+    outcome = wait_done(&t, 0, 0);
+    kind = TERN_FAULT_KIND(er(&t, 0, TERN_ENG_FAULT_INFO));
+    g_assert_cmpuint(outcome, ==, TERN_OUTCOME_FAULTED);
+    g_assert_true(kind == TERN_FAULT_BUS_ERROR ||
+                  kind == TERN_FAULT_PAGE_TABLE);
+    g_assert_cmphex(qtest_readl(t.qts, pa), ==, 0);
+    ack(&t, 0, 0);
+
+    /* enabled again, the same job runs */
+    qpci_config_writew(t.dev, PCI_COMMAND, cmd);
+    ew(&t, 0, TERN_ENG_RESET, 1);
+    WAIT_FOR(TERN_ENG_STATE(er(&t, 0, TERN_ENG_STATUS)) ==
+             TERN_ENG_STATE_IDLE);
+    wr(&t, TERN_REG_ERR_IRQ_STATUS, ~0u);
+    j = spin_then_write(&t, root, 0, 0xb2);
+    g_assert_cmpuint(run_job(&t, 0, &j), ==, TERN_OUTCOME_COMPLETED);
+    g_assert_cmphex(qtest_readl(t.qts, pa), ==, 0xb2);
+    tern_shutdown(&t);
+}
+
+static void test_bars_unmapped_while_running(void)
+{
+    uint64_t root, pa;
+    uint16_t cmd;
+    unsigned i;
+    Tern t;
+    Job j;
+
+    /*
+     * Switching memory decoding off and on (BAR sizing does) takes the
+     * BARs and the MSI-X table out of the memory map and back: the
+     * engines go on and the registers read the same afterwards.
+     */
+    tern_boot(&t, "local-mem-size=16M");
+    root = as_new(&t);
+    pa = as_map_buf(&t, root, VA_BASE, PAGE, true);
+    cmd = qpci_config_readw(t.dev, PCI_COMMAND);
+    j = spin_then_write(&t, root, 200000, 0xd1);
+    submit(&t, 0, 0, &j);
+    for (i = 0; i < 50; i++) {
+        qpci_config_writew(t.dev, PCI_COMMAND, cmd & ~PCI_COMMAND_MEMORY);
+        qpci_config_writew(t.dev, PCI_COMMAND, cmd);
+        g_assert_cmphex(rd(&t, TERN_REG_ID), ==, TERN_ID_MAGIC);
+    }
+    g_assert_cmpuint(wait_done(&t, 0, 0), ==, TERN_OUTCOME_COMPLETED);
+    g_assert_cmphex(qtest_readl(t.qts, pa), ==, 0xd1);
+    WAIT_FOR(msi_seen(&t, 0));
+    tern_shutdown(&t);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -2404,6 +2523,11 @@ int main(int argc, char **argv)
     qtest_add_func("/tern/single-use-mode", test_single_use_mode);
     qtest_add_func("/tern/hot-unplug-with-busy-engines",
                    test_hot_unplug_with_busy_engines);
+    qtest_add_func("/tern/vm-stop-parks-engines", test_vm_stop_parks_engines);
+    qtest_add_func("/tern/bus-master-disable-while-running",
+                   test_bus_master_disable_while_running);
+    qtest_add_func("/tern/bars-unmapped-while-running",
+                   test_bars_unmapped_while_running);
 
     return g_test_run();
 }

@@ -13,6 +13,12 @@ only=
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in tern.only=*) only=${arg#tern.only=} ;; esac
 done
+# Which IOMMU domain each tern function is in ("DMA": every DMA translated),
+# for vm-results.py to check the iommu-<n> groups.
+for d in /sys/bus/pci/drivers/tern/0000:*; do
+	[ -e "$d/iommu_group/type" ] &&
+		echo "TERN-IOMMU ${d##*/} $(cat "$d/iommu_group/type")"
+done
 dmesg -c >/dev/null
 while read -r name limit; do
 	[ -n "$name" ] || continue

@@ -10,7 +10,9 @@
  * (vCPU, BQL held) only changes state under the engine lock and signals the
  * thread; the thread does all the work, dropping the lock while it runs a
  * buffer and taking it at every preemption point ("checkpoint") to look at
- * requests, pace itself against the cost model and count progress.
+ * requests, pace itself against the cost model and count progress.  While
+ * the VM is stopped (tern_engine_pause()) it parks at those points, and
+ * before it starts a run or writes its end to memory.
  */
 
 #include "qemu/osdep.h"
@@ -74,6 +76,25 @@ void tern_charge(TernEngine *eng, TernRun *run, uint64_t ns)
     run->model_ns += ns * eng->dev->time_scale;
 }
 
+/*
+ * While the VM is stopped, wait without touching guest memory until it runs
+ * again or a reset or teardown is requested.  Engine lock held.
+ */
+static void tern_engine_park(TernEngine *eng)
+{
+    bool working = eng->working;
+
+    if (!eng->pause_req) {
+        return;
+    }
+    eng->working = false;
+    qemu_cond_broadcast(&eng->parked);
+    while (eng->pause_req && !eng->reset_req && !eng->exit_req) {
+        qemu_cond_wait(&eng->cond, &eng->lock);
+    }
+    eng->working = working;
+}
+
 /* Requests that stop a run at a preemption point.  Engine lock held. */
 static TernStep tern_check_requests(TernEngine *eng, TernRun *run)
 {
@@ -102,10 +123,12 @@ static TernStep tern_check_requests(TernEngine *eng, TernRun *run)
 static TernStep tern_pace(TernEngine *eng, TernRun *run, bool to_end)
 {
     for (;;) {
-        int64_t elapsed = tern_now_ns() - run->start_ns;
+        int64_t elapsed;
         int64_t ahead;
         TernStep step;
 
+        tern_engine_park(eng);
+        elapsed = tern_now_ns() - run->start_ns;
         if ((int64_t)run->model_ns < elapsed) {
             run->model_ns = elapsed;    /* a slow host earns no credit */
         }
@@ -142,6 +165,7 @@ TernStep tern_checkpoint(TernEngine *eng, TernRun *run)
     TernStep step;
 
     qemu_mutex_lock(&eng->lock);
+    tern_engine_park(eng);
     eng->cur_offset = run->offset;
     step = tern_check_requests(eng, run);
     if (step == TERN_CONTINUE) {
@@ -156,13 +180,15 @@ TernStep tern_checkpoint(TernEngine *eng, TernRun *run)
 
 /*
  * For packets whose chunks are long (a GEMM row can be 16M multiply-adds):
- * has a reset or teardown been requested?  Called without the lock.
+ * has a reset or teardown been requested?  Parks while the VM is stopped.
+ * Called without the lock, between two accesses to memory.
  */
 bool tern_engine_aborting(TernEngine *eng)
 {
     bool abort;
 
     qemu_mutex_lock(&eng->lock);
+    tern_engine_park(eng);
     abort = eng->reset_req || eng->exit_req;
     qemu_mutex_unlock(&eng->lock);
     return abort;
@@ -247,6 +273,7 @@ static void tern_engine_run(TernEngine *eng)
     TernStep step;
 
     run.root &= TERN_PTE_ADDR_MASK | TERN_PTE_LOCAL;
+    eng->working = true;
     qemu_mutex_unlock(&eng->lock);
 
     step = tern_exec_buffer(eng, &run);
@@ -255,6 +282,13 @@ static void tern_engine_run(TernEngine *eng)
     if (step == TERN_CONTINUE) {
         step = tern_pace(eng, &run, true);
         writeback = eng->writeback & ~3ull;
+    }
+    if (step == TERN_CONTINUE || step == TERN_STOP_PREEMPT) {
+        /* the end of the run goes to memory: not while the VM is stopped */
+        tern_engine_park(eng);
+        if (eng->reset_req || eng->exit_req) {
+            step = TERN_STOP_ABORT;
+        }
     }
     qemu_mutex_unlock(&eng->lock);
 
@@ -274,6 +308,8 @@ static void tern_engine_run(TernEngine *eng)
     }
 
     qemu_mutex_lock(&eng->lock);
+    eng->working = false;
+    qemu_cond_broadcast(&eng->parked);
     tern_engine_finish(eng, &run, step);
 }
 
@@ -320,6 +356,8 @@ static void *tern_engine_thread(void *opaque)
     while (!eng->exit_req) {
         if (eng->reset_req) {
             tern_engine_do_reset(eng);
+        } else if (eng->pause_req) {
+            qemu_cond_wait(&eng->cond, &eng->lock);
         } else if (eng->running >= 0 && !eng->hung) {
             tern_engine_run(eng);
         } else if (eng->running < 0 && eng->preempt_req) {
@@ -335,7 +373,7 @@ static void *tern_engine_thread(void *opaque)
     return NULL;
 }
 
-void tern_engine_init(TernState *s, unsigned index)
+void tern_engine_init(TernState *s, unsigned index, bool paused)
 {
     TernEngine *eng = &s->engine[index];
     char name[16];
@@ -346,8 +384,10 @@ void tern_engine_init(TernState *s, unsigned index)
     eng->running = -1;
     eng->pending = -1;
     eng->irq_mask = ~0u;
+    eng->pause_req = paused;
     qemu_mutex_init(&eng->lock);
     qemu_cond_init(&eng->cond);
+    qemu_cond_init(&eng->parked);
     snprintf(name, sizeof(name), "tern-eng%u", index);
     qemu_thread_create(&eng->thread, name, tern_engine_thread, eng,
                        QEMU_THREAD_JOINABLE);
@@ -360,8 +400,26 @@ void tern_engine_fini(TernEngine *eng)
     qemu_cond_broadcast(&eng->cond);
     qemu_mutex_unlock(&eng->lock);
     qemu_thread_join(&eng->thread);
+    qemu_cond_destroy(&eng->parked);
     qemu_cond_destroy(&eng->cond);
     qemu_mutex_destroy(&eng->lock);
+}
+
+/*
+ * The VM stops (@pause) or runs again.  On a stop, returns once the engine
+ * has parked: from then on it leaves guest memory alone until it runs
+ * again.  It parks within a chunk of work (docs/hardware.md 11), a
+ * millisecond or so, since the engine thread never waits for the BQL.
+ */
+void tern_engine_pause(TernEngine *eng, bool pause)
+{
+    qemu_mutex_lock(&eng->lock);
+    eng->pause_req = pause;
+    qemu_cond_broadcast(&eng->cond);
+    while (pause && eng->working) {
+        qemu_cond_wait(&eng->parked, &eng->lock);
+    }
+    qemu_mutex_unlock(&eng->lock);
 }
 
 void tern_engine_request_reset(TernEngine *eng, bool device_reset)

@@ -397,6 +397,23 @@ static const MemoryRegionOps tern_regs_ops = {
     },
 };
 
+/* ---- VM state ------------------------------------------------------------ */
+
+/*
+ * A stopped VM's memory does not change: the engines park at their next
+ * preemption point (their work resumes where it stopped when the VM runs
+ * again).  Device time goes on (docs/hardware.md 12).
+ */
+static void tern_vm_state_change(void *opaque, bool running, RunState state)
+{
+    TernState *s = opaque;
+    unsigned i;
+
+    for (i = 0; i < s->num_engines; i++) {
+        tern_engine_pause(&s->engine[i], !running);
+    }
+}
+
 /* ---- QOM / PCI ----------------------------------------------------------- */
 
 static void tern_realize(PCIDevice *pdev, Error **errp)
@@ -461,8 +478,10 @@ static void tern_realize(PCIDevice *pdev, Error **errp)
                                     &DEVICE(pdev)->mem_reentrancy_guard);
     qatomic_set_i64(&s->clock_base, tern_now_ns());
     for (i = 0; i < s->num_engines; i++) {
-        tern_engine_init(s, i);
+        tern_engine_init(s, i, !runstate_is_running());
     }
+    s->vm_state = qdev_add_vm_change_state_handler(DEVICE(pdev),
+                                                   tern_vm_state_change, s);
 }
 
 static void tern_exit(PCIDevice *pdev)
@@ -470,6 +489,7 @@ static void tern_exit(PCIDevice *pdev)
     TernState *s = TERN(pdev);
     unsigned i;
 
+    qemu_del_vm_change_state_handler(s->vm_state);
     for (i = 0; i < s->num_engines; i++) {
         tern_engine_fini(&s->engine[i]);
     }

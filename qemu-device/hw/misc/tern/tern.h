@@ -16,13 +16,16 @@
  * the device has one mutex for the global error/interrupt state.  The order
  * is engine lock, then device lock.  Engine threads never take the BQL:
  * they only access RAM (MemTxAttrs.memory) and hand MSI-X messages to a
- * bottom half that sends them from the main loop.
+ * bottom half that sends them from the main loop.  While the VM is stopped
+ * the engines park at their next preemption point and leave guest memory
+ * alone; the main loop waits for that (it can: they never wait for it).
  */
 #ifndef HW_MISC_TERN_H
 #define HW_MISC_TERN_H
 
 #include "hw/pci/pci_device.h"
 #include "qemu/thread.h"
+#include "system/runstate.h"
 #include "qom/object.h"
 #include "tern_regs.h"
 #include "tern_accel.h"
@@ -106,6 +109,7 @@ typedef struct TernEngine {
     QemuThread thread;
     QemuMutex lock;
     QemuCond cond;
+    QemuCond parked;        /* signalled when working becomes false */
 
     /* Protected by lock. */
     TernSlot slot[TERN_SLOTS_PER_ENGINE];
@@ -116,6 +120,8 @@ typedef struct TernEngine {
     bool reset_req;
     bool device_reset;      /* the reset is part of a device reset */
     bool exit_req;
+    bool pause_req;         /* the VM is stopped: park */
+    bool working;           /* running a buffer or DMA, not parked */
     bool hung;
     uint32_t inject;        /* armed injections, bit (1 << op) */
     uint32_t irq_status;
@@ -171,6 +177,7 @@ struct TernState {
     int64_t clock_base;         /* atomic (qatomic_*_i64) */
     uint32_t irq_pending;       /* atomic: vectors to notify */
     QEMUBH *irq_bh;
+    VMChangeStateEntry *vm_state;
 };
 
 /* tern-pci.c */
@@ -186,8 +193,9 @@ bool tern_dma(TernState *s, uint64_t addr, void *buf, uint64_t len,
               bool write);
 
 /* tern-engine.c */
-void tern_engine_init(TernState *s, unsigned index);
+void tern_engine_init(TernState *s, unsigned index, bool paused);
 void tern_engine_fini(TernEngine *eng);
+void tern_engine_pause(TernEngine *eng, bool pause);
 void tern_engine_request_reset(TernEngine *eng, bool device_reset);
 uint32_t tern_engine_read(TernEngine *eng, hwaddr off, hwaddr addr);
 void tern_engine_write(TernEngine *eng, hwaddr off, hwaddr addr,
