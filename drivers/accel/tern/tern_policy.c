@@ -202,6 +202,13 @@ static struct tern_policy_job *tern_policy_dequeue(struct tern_policy *p,
 	job = list_first_entry(&e->queue, struct tern_policy_job, link);
 	list_del_init(&job->link);
 	tern_policy_queued_dec(p, e);
+	/*
+	 * However it is picked (a starved class's turn can pick it while a
+	 * higher class keeps the promise waiting), the promised job leaves
+	 * the queue: the promise is kept.
+	 */
+	if (p->promised == job)
+		p->promised = NULL;
 	return job;
 }
 
@@ -347,8 +354,6 @@ struct tern_policy_job *tern_policy_pick_next(struct tern_policy *p)
 	 */
 	if (p->promised && top <= p->promised_bar) {
 		job = tern_policy_dequeue(p, p->promised->entity);
-		if (job == p->promised)
-			p->promised = NULL;
 		p->last_pick = TERN_POLICY_REASON_PROMISED;
 		return job;
 	}

@@ -453,6 +453,45 @@ static void tern_policy_promise_survives_higher(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, fake_pick(eng), ja);
 }
 
+/*
+ * A promised job that a starved class's turn picks while a higher class
+ * keeps the promise waiting is no longer promised: a later pick does not
+ * take its (now empty) context's queue for it.
+ */
+static void tern_policy_promise_picked_starved(struct kunit *test)
+{
+	struct fake_engine *eng = fake_engine(test, TERN_POLICY_FAIR);
+	struct fake_ctx *hi = fake_ctx(eng, 2, TERN_POLICY_WEIGHT_SCALE, 2 * MS, false);
+	struct fake_ctx *hi2 = fake_ctx(eng, 2, TERN_POLICY_WEIGHT_SCALE, 2 * MS, false);
+	struct fake_ctx *lo = fake_ctx(eng, 0, TERN_POLICY_WEIGHT_SCALE, 2 * MS, false);
+	struct fake_ctx *lo2 = fake_ctx(eng, 0, TERN_POLICY_WEIGHT_SCALE, 2 * MS, false);
+	struct fake_job *jh, *jl, *j;
+
+	/* HIGH runs, the LOW job waits in the PENDING slot */
+	jh = fake_submit(eng, hi, 1);
+	jl = fake_submit(eng, lo, 2);
+	KUNIT_ASSERT_PTR_EQ(test, fake_pick(eng), jh);
+	KUNIT_ASSERT_PTR_EQ(test, fake_pick(eng), jl);
+	/* another HIGH context: at quantum expiry both are preempted */
+	fake_submit(eng, hi2, 3);
+	tern_policy_charge(&eng->p, &hi->e, QUANTUM);
+	tern_policy_requeue(&eng->p, &jh->pj, &jl->pj);
+	KUNIT_EXPECT_PTR_EQ(test, eng->p.promised, &jl->pj);
+	KUNIT_EXPECT_EQ(test, fake_pick(eng)->id, 3);
+	/* HIGH reached the starvation bound: LOW's turn takes jl */
+	tern_policy_charge(&eng->p, &hi2->e, STARVE);
+	KUNIT_EXPECT_PTR_EQ(test, fake_pick(eng), jl);
+	KUNIT_EXPECT_NULL(test, eng->p.promised);
+	KUNIT_EXPECT_PTR_EQ(test, fake_pick(eng), jh);
+	/* only LOW work of another context left: it is what runs */
+	fake_submit(eng, lo2, 4);
+	j = fake_pick(eng);
+	KUNIT_ASSERT_NOT_NULL(test, j);
+	KUNIT_EXPECT_EQ(test, j->id, 4);
+	KUNIT_EXPECT_NULL(test, fake_pick(eng));
+	KUNIT_EXPECT_EQ(test, lo->e.queued, 0u);
+}
+
 /* Preempted and cancelled jobs go back to their heads in their order. */
 static void tern_policy_requeue_order(struct kunit *test)
 {
@@ -749,6 +788,7 @@ static struct kunit_case tern_policy_cases[] = {
 	KUNIT_CASE(tern_policy_higher_preempts),
 	KUNIT_CASE(tern_policy_no_displacement),
 	KUNIT_CASE(tern_policy_promise_survives_higher),
+	KUNIT_CASE(tern_policy_promise_picked_starved),
 	KUNIT_CASE(tern_policy_requeue_order),
 	KUNIT_CASE(tern_policy_no_starvation),
 	KUNIT_CASE(tern_policy_fifo),
