@@ -27,6 +27,51 @@ static double num(const char *line, const char *key, double def)
 	return p ? strtod(p + strlen(pat), NULL) : def;
 }
 
+/*
+ * Wait until tern-trace records: its tracefs instance exists with tracing
+ * on (a slow guest, the debug kernel, takes more than a second to get
+ * there), at most @ms.
+ */
+static bool recording_started(int ms)
+{
+	int64_t end = now_ns() + (int64_t)ms * 1000000;
+	const char *root;
+
+	do {
+		struct dirent *de;
+		bool on = false;
+		DIR *d;
+
+		root = "/sys/kernel/tracing/instances";
+		d = opendir(root);
+		if (!d) {
+			root = "/sys/kernel/debug/tracing/instances";
+			d = opendir(root);
+		}
+
+		while (d && !on && (de = readdir(d))) {
+			char path[600], c = 0;
+			FILE *f;
+
+			if (strncmp(de->d_name, "tern-trace-", 11))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s/tracing_on", root,
+				 de->d_name);
+			f = fopen(path, "r");
+			on = f && fread(&c, 1, 1, f) == 1 && c == '1';
+			if (f)
+				fclose(f);
+		}
+		if (d)
+			closedir(d);
+		if (on)
+			return true;
+		usleep(20000);
+	} while (now_ns() < end);
+	tap_diag("tern-trace did not start recording within %d ms", ms);
+	return false;
+}
+
 int main(void)
 {
 	static char line[4096];
@@ -49,8 +94,8 @@ int main(void)
 	so_g = syncobj_new(fd);
 	so_i = syncobj_new(fd);
 
-	rec = popen("tern-trace -q -o " JSON " -t 4", "r");
-	sleep(1);
+	rec = popen("tern-trace -q -o " JSON " -t 8", "r");
+	recording_started(20000);
 
 	n = 0;
 	pkt_write_imm(dw, &n, 0x7000000ull, 1);
@@ -68,7 +113,7 @@ int main(void)
 	syncobj_wait(fd, so_g, 1000);
 
 	status = rec ? pclose(rec) : -1;
-	tap_ok(WIFEXITED(status) && WEXITSTATUS(status) == 0, "tern-trace -t 4 exits 0");
+	tap_ok(WIFEXITED(status) && WEXITSTATUS(status) == 0, "tern-trace -t 8 exits 0");
 	/* the faults and resets first: the jobs are checked against them */
 	f = fopen(JSON, "r");
 	while (f && fgets(line, sizeof(line), f)) {
