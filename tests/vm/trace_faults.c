@@ -27,9 +27,22 @@ static double num(const char *line, const char *key, double def)
 	return p ? strtod(p + strlen(pat), NULL) : def;
 }
 
+/* Does the file at @path start with "1"? */
+static bool file_is_one(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char c = 0;
+	bool one;
+
+	one = f && fread(&c, 1, 1, f) == 1 && c == '1';
+	if (f)
+		fclose(f);
+	return one;
+}
+
 /*
- * Wait until tern-trace records: its tracefs instance exists with tracing
- * on (a slow guest, the debug kernel, takes more than a second to get
+ * Wait until tern-trace records: its tracefs instance exists, with the tern
+ * events enabled and tracing on (a slow guest, the debug kernel, takes more than a second to get
  * there), at most @ms.
  */
 static bool recording_started(int ms)
@@ -50,17 +63,17 @@ static bool recording_started(int ms)
 		}
 
 		while (d && !on && (de = readdir(d))) {
-			char path[600], c = 0;
-			FILE *f;
+			char path[600];
 
 			if (strncmp(de->d_name, "tern-trace-", 11))
 				continue;
+			/* a new instance traces at once: the events come after */
+			snprintf(path, sizeof(path), "%s/%s/events/tern/enable",
+				 root, de->d_name);
+			on = file_is_one(path);
 			snprintf(path, sizeof(path), "%s/%s/tracing_on", root,
 				 de->d_name);
-			f = fopen(path, "r");
-			on = f && fread(&c, 1, 1, f) == 1 && c == '1';
-			if (f)
-				fclose(f);
+			on = on && file_is_one(path);
 		}
 		if (d)
 			closedir(d);
