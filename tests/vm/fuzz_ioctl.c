@@ -924,6 +924,26 @@ static void op_submit(struct worker *w, struct file *f)
 }
 
 /* A valid job on the file's clean context whose result is checked. */
+/* A checked job did not signal: what the scheduler holds, for the log. */
+static void dump_scheduler(void)
+{
+	static const char *const files[] = { "engines", "queues", "contexts" };
+	char path[512], line[512];
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		FILE *fp;
+
+		if (!core_debugfs_path(files[i], path, sizeof(path)))
+			continue;
+		fp = fopen(path, "r");
+		while (fp && fgets(line, sizeof(line), fp))
+			fprintf(stderr, "# %s: %s", files[i], line);
+		if (fp)
+			fclose(fp);
+	}
+}
+
 static void op_checked_job(struct worker *w, struct file *f)
 {
 	uint32_t dw[16], n = 0, off = 4 * below(w, CHECK_SIZE / 4), v = rnd(w) | 1;
@@ -943,6 +963,8 @@ static void op_checked_job(struct worker *w, struct file *f)
 	ex_init(&e, "checked job: wait");
 	ex(&e, OK);
 	ret = syncobj_wait(f->fd[0], f->clean_so, 30000);
+	if (ret == -ETIME)
+		dump_scheduler();
 	record(w, &e, ret);
 	if (!ret && !w->child) {
 		__atomic_fetch_add(&sh->jobs_checked, 1, __ATOMIC_RELAXED);
