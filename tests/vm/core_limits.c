@@ -18,10 +18,12 @@ int main(void)
 {
 	struct drm_tern_get_info info;
 	struct drm_tern_context_get_state st;
-	uint32_t dw[64], n, ctx = 0, ctx2 = 0, bo = 0, gate, gate_out, done, i;
+	uint32_t dw[64], n, ctx = 0, ctx2 = 0, bo = 0, gate, gate_out, done, i, k;
 	volatile uint32_t *mem;
 	struct core_gate g;
 	int64_t t0;
+	char delay_path[PATH_MAX];
+	bool have_delay;
 	int fd, ret = 0;
 
 	tap_plan(11);
@@ -73,22 +75,46 @@ int main(void)
 	tap_ok(!syncobj_wait(fd, done, 10000) &&
 	       mem[0] == info.max_jobs_per_context,
 	       "all of them ran, in order (last value %u)", mem[0]);
-	drmSyncobjReset(fd, &done, 1);
-	n = 0;
-	pkt_write_imm(dw, &n, VA + 4, 0x99);
-	for (i = 0; i < 100; i++) {
-		ret = submit(fd, ctx, dw, n, &bo, 1, 0, gate_out, NULL);
-		if (ret != -EAGAIN)
+	/*
+	 * A job stops counting when its fence signals, not when the kernel
+	 * gets round to freeing it: right after the wait, a whole queue
+	 * again, with no EAGAIN to retry.  Three rounds, the last two with
+	 * the kernel's release of finished jobs held back by 200 ms (debugfs
+	 * release_delay_us): the third is submitted while the second's jobs
+	 * wait to be freed.
+	 */
+	have_delay = core_debugfs_path("release_delay_us", delay_path,
+				       sizeof(delay_path));
+	for (k = 0; k < 3; k++) {
+		if (k == 1 && have_delay)
+			core_write_file(delay_path, "200000");
+		drmSyncobjReset(fd, &gate_out, 1);
+		n = 0;
+		pkt_write_imm(dw, &n, VA + 4, 0);
+		for (i = 0; i < info.max_jobs_per_context; i++) {
+			dw[3] = 0x990000 + k * 0x1000 + i;
+			ret = submit(fd, ctx, dw, n, &bo, 1, 0,
+				     i + 1 == info.max_jobs_per_context ? gate_out : 0,
+				     NULL);
+			if (ret)
+				break;
+		}
+		if (ret || syncobj_wait(fd, gate_out, 10000) ||
+		    mem[1] != 0x990000 + k * 0x1000 + i - 1)
 			break;
-		usleep(10000);	/* jobs are freed just after their fence */
 	}
-	tap_ok(!ret && !syncobj_wait(fd, gate_out, 5000) && mem[1] == 0x99,
-	       "and the context takes work again");
+	if (have_delay)
+		core_write_file(delay_path, "0");
+	if (!have_delay)
+		tap_diag("no debugfs release_delay_us: the release was not held back");
+	tap_ok(k == 3,
+	       "and the context takes %u jobs again as soon as they signalled (round %u: %u taken, %s, last value %#x)",
+	       info.max_jobs_per_context, k, i, strerror(-ret), mem[1]);
 
 	/* the bytes of command buffers a file's unfinished jobs hold */
 	{
 		static uint32_t big[(1 << 20) / 4];
-		uint32_t nbig = info.buf_size_max / 4, k, ctx3 = 0;
+		uint32_t nbig = info.buf_size_max / 4, ctx3 = 0;
 		uint64_t held = 0;
 
 		for (k = 0; k < nbig; k += 0xfff0)

@@ -36,6 +36,8 @@ struct bg {
 	volatile uint32_t *mem;
 	volatile int pause, parked, stop;
 	unsigned long jobs, bad, errors;
+	int first_err;		/* the first error: -errno of SUBMIT or the wait */
+	const char *first_what;
 };
 
 static struct drm_tern_get_info info;
@@ -52,6 +54,8 @@ static void *bg_main(void *p)
 {
 	struct bg *b = p;
 	uint32_t dw[16], n, seq = 0, i;
+	const char *what;
+	int ret;
 
 	while (!b->stop) {
 		if (b->pause) {
@@ -65,9 +69,17 @@ static void *bg_main(void *p)
 		pkt_fill(dw, &n, VA, BG_WORDS * 4, 0xb6000000 | (b->engine << 16) | seq);
 		pkt_write_imm(dw, &n, VA + BG_WORDS * 4, seq);
 		drmSyncobjReset(b->fd, &b->so, 1);
-		if (submit(b->fd, b->ctx, dw, n, &b->bo, 1, 0, b->so, NULL) ||
-		    syncobj_wait(b->fd, b->so, 60000)) {
-			b->errors++;
+		ret = submit(b->fd, b->ctx, dw, n, &b->bo, 1, 0, b->so, NULL);
+		what = "SUBMIT";
+		if (!ret) {
+			ret = syncobj_wait(b->fd, b->so, 60000);
+			what = "the wait";
+		}
+		if (ret) {
+			if (!b->errors++) {
+				b->first_err = ret;
+				b->first_what = what;
+			}
 			continue;
 		}
 		b->jobs++;
@@ -229,6 +241,9 @@ int main(void)
 		bg_jobs += b->jobs;
 		bg_bad += b->bad;
 		bg_err += b->errors;
+		if (b->errors)
+			tap_diag("engine %u background: %lu errors, the first from %s: %s",
+				 b->engine, b->errors, b->first_what, strerror(-b->first_err));
 		/* never on an engine that was reset while it ran: untouched */
 		if (ctx_state(b->fd, b->ctx, &st) || st.state != DRM_TERN_CONTEXT_ACTIVE ||
 		    st.reset_count)

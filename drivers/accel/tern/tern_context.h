@@ -41,7 +41,8 @@ struct tern_vm;
  *	(protected by @submit_lock)
  * @fence_context: dma_fence context of its hardware fences
  * @next_seqno: seqno of the last submitted job
- * @pending: jobs submitted and not yet freed (limit TERN_MAX_JOBS_PER_CONTEXT)
+ * @pending: jobs submitted whose fence has not signalled (limit
+ *	TERN_MAX_JOBS_PER_CONTEXT)
  * @sched_jobs: jobs pushed to drm_sched and not yet handed to the
  *	scheduler: while there are any, new jobs follow them through drm_sched
  * @link: in the device's list of contexts (debugfs)

@@ -453,6 +453,8 @@ void tern_debugfs_init(struct tern_device *tdev)
 			    &tern_debugfs_starve_fops);
 	debugfs_create_file("preempt_latency", 0600, drm->debugfs_root, tdev,
 			    &tern_debugfs_latency_fops);
+	debugfs_create_u32("release_delay_us", 0600, drm->debugfs_root,
+			   &tdev->release_delay_us);
 	if (tern_debugfs_raw_nop_init(tdev))
 		debugfs_create_file("raw_nop", 0600, drm->debugfs_root, tdev,
 				    &tern_debugfs_raw_nop_fops);

@@ -29,6 +29,7 @@
 #define TERN_MAX_TIMEOUT_MS		60000
 #define TERN_MAX_BO_SIZE		BIT_ULL(32)
 #define TERN_MAX_QUEUED_BYTES_PER_FILE	(64ull << 20)
+#define TERN_RELEASE_DELAY_MAX_US	1000000
 
 /**
  * struct tern_device - one tern PCI device
@@ -58,6 +59,9 @@
  *	BUSY_NS, RUN_NS), which share one latch in the device
  * @free_jobs: finished jobs that did not go through drm_sched, to release
  * @free_work: releases @free_jobs (tern_job_free_work())
+ * @release_delay_us: debugfs knob: @free_work first sleeps this long (at
+ *	most TERN_RELEASE_DELAY_MAX_US), widening for tests the window
+ *	between a job's fence and its release
  * @live_jobs: jobs submitted and not yet freed
  * @jobs_idle: woken when @live_jobs drops to zero
  * @reset_lock: serialises engine resets against each other
@@ -97,6 +101,7 @@ struct tern_device {
 	spinlock_t latch_lock; /* see tern_read_counter64() */
 	struct llist_head free_jobs;
 	struct work_struct free_work;
+	u32 release_delay_us;
 	atomic_t live_jobs;
 	wait_queue_head_t jobs_idle;
 	struct mutex reset_lock; /* serialises engine resets */

@@ -400,6 +400,8 @@ static void tern_remove(struct pci_dev *pdev)
 				TERN_REMOVE_JOBS_TIMEOUT))
 		drm_warn(&tdev->drm, "%d jobs still wait for foreign fences\n",
 			 atomic_read(&tdev->live_jobs));
+	/* the free work may still be returning from the last release */
+	flush_work(&tdev->free_work);
 	/* the page tables of address spaces that open files still hold */
 	tern_vm_unplug(tdev);
 	/* devcoredump snapshots still being formatted */

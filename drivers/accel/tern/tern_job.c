@@ -3,6 +3,7 @@
  * Copyright (c) 2026 The tern authors
  */
 
+#include <linux/delay.h>
 #include <linux/dma-fence-chain.h>
 #include <linux/dma-fence-unwrap.h>
 #include <linux/dma-mapping.h>
@@ -97,6 +98,23 @@ static void tern_job_put_deps(struct tern_job *job)
 	job->deps = NULL;
 }
 
+/*
+ * The job no longer counts against its context's job limit and its file's
+ * command-buffer bytes: its fence signalled (a process that waited for it
+ * may submit at once), or it is released without having run.
+ */
+static void tern_job_uncharge(struct tern_job *job)
+{
+	if (job->counted) {
+		atomic_dec(&job->ctx->pending);
+		job->counted = false;
+	}
+	if (job->charged) {
+		atomic64_sub(tern_job_charge(job), &job->usage->cmd_bytes);
+		job->charged = false;
+	}
+}
+
 static void tern_job_release(struct tern_job *job)
 {
 	struct tern_device *tdev = job->ctx->tdev;
@@ -116,10 +134,9 @@ static void tern_job_release(struct tern_job *job)
 				 TERN_RESUME_RECORD_SIZE, DMA_BIDIRECTIONAL);
 		kfree(job->resume);
 	}
-	if (job->usage) {
-		atomic64_sub(tern_job_charge(job), &job->usage->cmd_bytes);
+	tern_job_uncharge(job);
+	if (job->usage)
 		tern_file_usage_put(job->usage);
-	}
 	if (job->hw.fence) {
 		if (job->hw.fence->ops)
 			dma_fence_put(job->hw.fence);
@@ -127,7 +144,6 @@ static void tern_job_release(struct tern_job *job)
 			kfree(container_of(job->hw.fence, struct tern_hw_fence,
 					   base));
 	}
-	atomic_dec(&job->ctx->pending);
 	/*
 	 * While the job holds its context, the device is there (the context
 	 * holds the address space, which holds the DRM device): tell a
@@ -164,6 +180,31 @@ static int tern_job_dep_error(struct tern_job *job)
 	return 0;
 }
 
+/*
+ * The hardware fence signalled (runs where it signals, with the
+ * scheduler's lock held): uncharge the job, and queue a job that did not
+ * go through drm_sched to be freed.  drm_sched adds its own callback after
+ * this one, and the free that follows it cannot overtake this callback.
+ */
+static void tern_job_signalled(struct dma_fence *fence, struct dma_fence_cb *cb)
+{
+	struct tern_job *job = container_of(cb, struct tern_job, signal_cb);
+	struct tern_device *tdev = job->ctx->tdev;
+
+	tern_job_uncharge(job);
+	if (!job->scheduled && llist_add(&job->free_node, &tdev->free_jobs))
+		queue_work(system_unbound_wq, &tdev->free_work);
+}
+
+/* Hand the job to its engine's scheduler; it may be freed once there. */
+static void tern_job_push(struct tern_job *job)
+{
+	/* not signalled before it is pushed: the callback is always added */
+	WARN_ON_ONCE(dma_fence_add_callback(job->hw.fence, &job->signal_cb,
+					    tern_job_signalled));
+	tern_sched_push(job->ctx->sched, &job->hw);
+}
+
 static struct dma_fence *tern_job_run(struct drm_sched_job *sched_job)
 {
 	struct tern_job *job = to_tern_job(sched_job);
@@ -177,7 +218,7 @@ static struct dma_fence *tern_job_run(struct drm_sched_job *sched_job)
 			tern_job_dep_error(job);
 	tern_job_put_deps(job);
 	dma_fence_get(job->hw.fence);
-	tern_sched_push(job->ctx->sched, &job->hw);
+	tern_job_push(job);
 	/* after the push: a job submitted next may now bypass drm_sched */
 	atomic_dec_return_release(&job->ctx->sched_jobs);
 	dma_fence_end_signalling(fence_cookie);
@@ -202,20 +243,15 @@ void tern_job_free_work(struct work_struct *work)
 {
 	struct tern_device *tdev = container_of(work, struct tern_device,
 						free_work);
-	struct llist_node *done = llist_del_all(&tdev->free_jobs);
+	u32 delay = READ_ONCE(tdev->release_delay_us);
+	struct llist_node *done;
 	struct tern_job *job, *next;
 
+	if (delay)
+		fsleep(min_t(u32, delay, TERN_RELEASE_DELAY_MAX_US));
+	done = llist_del_all(&tdev->free_jobs);
 	llist_for_each_entry_safe(job, next, done, free_node)
 		tern_job_release(job);
-}
-
-static void tern_job_done(struct dma_fence *fence, struct dma_fence_cb *cb)
-{
-	struct tern_job *job = container_of(cb, struct tern_job, done_cb);
-	struct tern_device *tdev = job->ctx->tdev;
-
-	if (llist_add(&job->free_node, &tdev->free_jobs))
-		queue_work(system_unbound_wq, &tdev->free_work);
 }
 
 static enum drm_gpu_sched_stat tern_job_timedout(struct drm_sched_job *sched_job)
@@ -541,6 +577,7 @@ static struct tern_job *tern_job_create(struct tern_device *tdev,
 		return ERR_PTR(-ENOMEM);
 	}
 	job->ctx = ctx;	/* the job owns the reference and the pending count now */
+	job->counted = true;
 	atomic_inc(&tdev->live_jobs);
 
 	job->cmd_size = args->cmdbuf_size;
@@ -551,7 +588,8 @@ static struct tern_job *tern_job_create(struct tern_device *tdev,
 		goto err;
 	}
 	kref_get(&tfile->usage->ref);
-	job->usage = tfile->usage;	/* charged: uncharged when released */
+	job->usage = tfile->usage;
+	job->charged = true;	/* until the fence signals or the job is freed */
 	job->cmd = dma_alloc_coherent(tdev->drm.dev, job->cmd_size, &job->cmd_dma,
 				      GFP_KERNEL | __GFP_NOWARN);
 	if (!job->cmd) {
@@ -754,9 +792,7 @@ int tern_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	} else {
 		job->hw.error = tern_job_dep_error(job);
 		tern_job_put_deps(job);
-		dma_fence_add_callback(job->hw.fence, &job->done_cb,
-				       tern_job_done);
-		tern_sched_push(ctx->sched, &job->hw);
+		tern_job_push(job);
 	}
 	mutex_unlock(&ctx->submit_lock);
 

@@ -32,15 +32,17 @@ struct tern_file_usage;
  * @resume_dma: its bus address
  * @bos: the buffer objects the job uses (references)
  * @bo_count: entries of @bos
- * @usage: the submitting file's usage, charged with the memory of @cmd and
- *	@resume (a reference)
+ * @usage: the submitting file's usage (a reference)
+ * @counted: the job counts in &tern_context.pending
+ * @charged: @usage is charged with the memory of @cmd and @resume
  * @deps: the in-fences (references), checked for errors when the job is
  *	ready, then released
  * @dep_count: entries of @deps
  * @scheduled: @base is initialised: the job waits for its in-fences in
  *	drm_sched, which hands it to the scheduler and frees it; otherwise it
- *	went to the scheduler from the submit ioctl, and @done_cb frees it
- * @done_cb: on the hardware fence of a job that did not go through drm_sched
+ *	went to the scheduler from the submit ioctl, and @signal_cb frees it
+ * @signal_cb: on the hardware fence once the job is pushed to the
+ *	scheduler: uncharges the job (@counted, @charged) when it signals
  * @free_node: in &tern_device.free_jobs once finished
  */
 struct tern_job {
@@ -55,10 +57,12 @@ struct tern_job {
 	struct drm_gem_object **bos;
 	u32 bo_count;
 	struct tern_file_usage *usage;
+	bool counted;
+	bool charged;
 	struct dma_fence **deps;
 	u32 dep_count;
 	bool scheduled;
-	struct dma_fence_cb done_cb;
+	struct dma_fence_cb signal_cb;
 	struct llist_node free_node;
 };
 
