@@ -24,7 +24,8 @@
  * with tern_engine_set_irq_handler() and decides what goes into the slots.
  *
  * The hard handler reads TERN_ENG_IRQ_STATUS, writes the bits back to
- * acknowledge them and hands them to the callback, which only queues work.
+ * acknowledge them and hands them to the callback (the scheduler retires
+ * completed slots there, and queues work for everything else).
  */
 
 #define TERN_ENG_RESET_TIMEOUT_US	100000
@@ -204,24 +205,39 @@ void tern_engine_disable_irqs(struct tern_engine *eng)
  * @slot: 0 or 1, currently FREE
  * @desc: what to run
  *
- * The device starts slots in doorbell order, so the caller rings them in
- * the order it wants them to run.
+ * Writes only the registers whose value differs from what the slot holds
+ * (each MMIO write is an exit to the device model or a bus transaction;
+ * the registers keep their values through ACK, docs/hardware.md 5).  The
+ * device starts slots in doorbell order, so the caller rings them in the
+ * order it wants them to run.  Callers serialise per engine.
  */
 void tern_engine_program_slot(struct tern_engine *eng, unsigned int slot,
 			      const struct tern_slot_desc *desc)
 {
 	void __iomem *s = eng->regs + TERN_SLOT_BASE(slot);
+	u32 *cur = eng->slot_regs[slot];
+	const u32 val[TERN_SLOT_RW_REGS] = {
+		[TERN_SLOT_BUF_LO / 4] = lower_32_bits(desc->buf),
+		[TERN_SLOT_BUF_HI / 4] = upper_32_bits(desc->buf),
+		[TERN_SLOT_BUF_SIZE / 4] = desc->buf_size,
+		[TERN_SLOT_ROOT_LO / 4] = lower_32_bits(desc->root),
+		[TERN_SLOT_ROOT_HI / 4] = upper_32_bits(desc->root),
+		[TERN_SLOT_CTX_TAG / 4] = desc->ctx_tag,
+		[TERN_SLOT_SEQNO / 4] = desc->seqno,
+		[TERN_SLOT_FLAGS / 4] = desc->flags,
+		[TERN_SLOT_RESUME_LO / 4] = lower_32_bits(desc->resume),
+		[TERN_SLOT_RESUME_HI / 4] = upper_32_bits(desc->resume),
+	};
+	bool all = !eng->slot_regs_valid[slot];
+	unsigned int i;
 
-	writel(lower_32_bits(desc->buf), s + TERN_SLOT_BUF_LO);
-	writel(upper_32_bits(desc->buf), s + TERN_SLOT_BUF_HI);
-	writel(desc->buf_size, s + TERN_SLOT_BUF_SIZE);
-	writel(lower_32_bits(desc->root), s + TERN_SLOT_ROOT_LO);
-	writel(upper_32_bits(desc->root), s + TERN_SLOT_ROOT_HI);
-	writel(desc->ctx_tag, s + TERN_SLOT_CTX_TAG);
-	writel(desc->seqno, s + TERN_SLOT_SEQNO);
-	writel(desc->flags, s + TERN_SLOT_FLAGS);
-	writel(lower_32_bits(desc->resume), s + TERN_SLOT_RESUME_LO);
-	writel(upper_32_bits(desc->resume), s + TERN_SLOT_RESUME_HI);
+	for (i = 0; i < TERN_SLOT_RW_REGS; i++) {
+		if (all || cur[i] != val[i]) {
+			writel(val[i], s + i * 4);
+			cur[i] = val[i];
+		}
+	}
+	eng->slot_regs_valid[slot] = true;
 	tern_eng_write(eng, TERN_ENG_DOORBELL, slot);
 }
 
@@ -242,17 +258,17 @@ u32 tern_engine_slot_state(struct tern_engine *eng, unsigned int slot)
  * tern_engine_slot_result() - read the outcome of a DONE slot
  * @eng: the engine
  * @slot: 0 or 1, in state DONE
+ * @state: its TERN_SLOT_STATE register, as tern_engine_slot_state() read it
  * @res: filled in
  */
 void tern_engine_slot_result(struct tern_engine *eng, unsigned int slot,
-			     struct tern_slot_result *res)
+			     u32 state, struct tern_slot_result *res)
 {
 	u32 base = TERN_SLOT_BASE(slot);
 
-	res->outcome = TERN_SLOT_OUTCOME_OF(tern_eng_read(eng, base + TERN_SLOT_STATE));
+	res->outcome = TERN_SLOT_OUTCOME_OF(state);
 	res->run_ns = tern_read_counter64(eng->tdev, TERN_ENGINE_BASE(eng->id) +
 					  base + TERN_SLOT_RUN_NS_LO);
-	res->done_seq = tern_eng_read(eng, base + TERN_SLOT_DONE_SEQ);
 }
 
 /**
@@ -354,6 +370,8 @@ int tern_engine_reset(struct tern_engine *eng)
 	u32 status;
 	int ret;
 
+	/* the slots' registers read zero after the reset */
+	memset(eng->slot_regs_valid, 0, sizeof(eng->slot_regs_valid));
 	tern_eng_write(eng, TERN_ENG_RESET, 1);
 	ret = readl_poll_timeout(eng->regs + TERN_ENG_STATUS, status,
 				 TERN_ENG_STATE(status) == TERN_ENG_STATE_IDLE,

@@ -37,12 +37,10 @@ struct tern_slot_desc {
  * struct tern_slot_result - what a DONE slot reports
  * @outcome: TERN_OUTCOME_*
  * @run_ns: device time of the run
- * @done_seq: engine-wide order of completion
  */
 struct tern_slot_result {
 	u32 outcome;
 	u64 run_ns;
-	u32 done_seq;
 };
 
 /**
@@ -63,7 +61,7 @@ struct tern_fault_info {
  * @status: TERN_ENG_IRQ_* bits that were set (already acknowledged)
  * @data: the pointer given to tern_engine_set_irq_handler()
  *
- * Runs in hard-IRQ context: it may only queue work.
+ * Runs in hard-IRQ context: it must not sleep.
  */
 typedef void (*tern_engine_irq_fn)(struct tern_engine *engine, u32 status,
 				   void *data);
@@ -80,6 +78,9 @@ typedef void (*tern_engine_irq_fn)(struct tern_engine *engine, u32 status,
  * @irq_fn: handler installed by the scheduler
  * @irq_data: its argument
  * @irq_count: interrupts taken
+ * @slot_regs: the values last written to each slot's RW registers, by
+ *	offset / 4 (the registers keep them through ACK)
+ * @slot_regs_valid: @slot_regs matches the device (false after a reset)
  */
 struct tern_engine {
 	struct tern_device *tdev;
@@ -92,6 +93,8 @@ struct tern_engine {
 	tern_engine_irq_fn irq_fn;
 	void *irq_data;
 	atomic64_t irq_count;
+	u32 slot_regs[TERN_SLOTS_PER_ENGINE][TERN_SLOT_RW_REGS];
+	bool slot_regs_valid[TERN_SLOTS_PER_ENGINE];
 };
 
 static inline u32 tern_eng_read(struct tern_engine *eng, u32 reg)
@@ -124,7 +127,7 @@ void tern_engine_program_slot(struct tern_engine *eng, unsigned int slot,
 			      const struct tern_slot_desc *desc);
 u32 tern_engine_slot_state(struct tern_engine *eng, unsigned int slot);
 void tern_engine_slot_result(struct tern_engine *eng, unsigned int slot,
-			     struct tern_slot_result *res);
+			     u32 state, struct tern_slot_result *res);
 void tern_engine_slot_ack(struct tern_engine *eng, unsigned int slot);
 void tern_engine_read_fault(struct tern_engine *eng,
 			    struct tern_fault_info *fault);

@@ -156,6 +156,7 @@
 #define   TERN_SLOT_FLAG_RESUME		BIT(1)
 #define TERN_SLOT_RESUME_LO		0x20	/* RW: bus address of the resume record */
 #define TERN_SLOT_RESUME_HI		0x24
+#define TERN_SLOT_RW_REGS		(TERN_SLOT_RESUME_HI / 4 + 1)
 #define TERN_SLOT_STATE			0x28	/* RO */
 #define   TERN_SLOT_STATE_FREE		0
 #define   TERN_SLOT_STATE_PENDING	1	/* doorbell rung, not started */

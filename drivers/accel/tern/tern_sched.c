@@ -34,19 +34,20 @@
  * The credit limit is high, so drm_sched never throttles: what the hardware
  * runs next is decided here only.
  *
- * The scheduler thread: every decision runs under @lock, from one of four
- * events: a job became ready (tern_sched_push()), a slot went DONE or a
- * preemption request was served (@done_work, queued by the engine's
+ * Scheduling events: every decision runs under @lock, from one of five
+ * events: a job became ready (tern_sched_push(), from the submit ioctl or
+ * drm_sched's run_job), slots COMPLETED (the engine's interrupt, in
+ * hard-IRQ context: tern_sched_irq()), a slot went DONE with another
+ * outcome or a preemption request was served (@done_work, queued by the
  * interrupt), a quantum or a starvation bound ran out (@check_timer queues
  * @done_work) and the watchdog tick (@watchdog, every TERN_WATCHDOG_PERIOD
  * while a slot is busy).  @done_work and @watchdog run on the device's
- * ordered workqueue, never concurrently, so the device has one scheduler
- * thread; see docs/scheduler.md for why one per device and not one per
- * engine.  Each event runs tern_sched_event(): retire DONE slots, fill free
- * slots, then ask the policy whether the running job should be preempted
- * (a submission only fills and asks: slots are retired by the interrupt's
- * work and the watchdog, and the policy is not asked at all, nor a
- * register read, while the engine has nothing else to run).
+ * ordered workqueue, never concurrently; faults, preemptions and resets
+ * are only ever handled there (see docs/scheduler.md).  Each event runs
+ * tern_sched_event() or part of it: retire DONE slots, fill free slots,
+ * then ask the policy whether the running job should be preempted (a
+ * submission only fills and asks, and the policy is not asked at all, nor
+ * a register read, while the engine has nothing else to run).
  *
  * Preemption: every job has a 64-byte resume record next to its DMA buffer
  * and every slot is programmed with it, so every run is preemptible.  On a
@@ -468,12 +469,16 @@ static void tern_sched_hang_cleared(struct tern_sched *s)
 		s->hang_suspect = NULL;
 }
 
-/* Retire DONE slots in doorbell order. */
-static void tern_sched_retire(struct tern_sched *s)
+/*
+ * Retire DONE slots in doorbell order.  From the interrupt (@irq) only
+ * COMPLETED ones: at the first other outcome it stops and returns false,
+ * leaving that slot to the scheduler's work item.
+ */
+static bool tern_sched_retire(struct tern_sched *s, bool irq)
 {
 	struct tern_sched_job *preempted = NULL, *cancelled = NULL;
 	struct tern_engine *eng = s->eng;
-	bool fault = false;
+	bool fault = false, all = true;
 
 	lockdep_assert_held(&s->lock);
 
@@ -482,12 +487,16 @@ static void tern_sched_retire(struct tern_sched *s)
 		struct tern_sched_ctx *ctx;
 		struct tern_sched_job *job;
 		struct tern_slot_result res;
+		u32 state = tern_engine_slot_state(eng, slot);
 
-		if (TERN_SLOT_STATE_OF(tern_engine_slot_state(eng, slot)) !=
-		    TERN_SLOT_STATE_DONE)
+		if (TERN_SLOT_STATE_OF(state) != TERN_SLOT_STATE_DONE)
 			break;
+		if (irq && TERN_SLOT_OUTCOME_OF(state) != TERN_OUTCOME_COMPLETED) {
+			all = false;
+			break;
+		}
 
-		tern_engine_slot_result(eng, slot, &res);
+		tern_engine_slot_result(eng, slot, state, &res);
 		tern_engine_slot_ack(eng, slot);
 		/* traced before the next job becomes the head */
 		trace_tern_job_complete(eng->id, slot, s->slot[slot]->ctx->tag,
@@ -549,6 +558,7 @@ static void tern_sched_retire(struct tern_sched *s)
 		tern_sched_preempt_served(s);
 	if (s->raw && !s->inflight)
 		wake_up_all(&s->raw_wait);
+	return all;
 }
 
 /* Ask the policy whether the running job should make way. */
@@ -596,7 +606,7 @@ static void tern_sched_check_preempt(struct tern_sched *s)
 /* One scheduling event: retire, refill, decide on preemption. */
 static void tern_sched_event(struct tern_sched *s)
 {
-	tern_sched_retire(s);
+	tern_sched_retire(s, false);
 	tern_sched_feed(s);
 	tern_sched_check_preempt(s);
 }
@@ -623,15 +633,36 @@ static enum hrtimer_restart tern_sched_check_due(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
+/*
+ * The engine's interrupt.  The common case, slots that COMPLETED, is
+ * handled here, in hard-IRQ context: the fences signal and the free slots
+ * are refilled without waiting for a work item.  A fault, a preemption, a
+ * reset or raw_nop's loan of the engine goes to the scheduler's work item,
+ * as does whatever this pass leaves (a DONE slot of another outcome).
+ */
 static void tern_sched_irq(struct tern_engine *eng, u32 status, void *data)
 {
 	struct tern_sched *s = data;
+	bool done = false;
 
 	if (status & TERN_ENG_IRQ_PREEMPT_DONE)
 		WRITE_ONCE(s->preempt_irq_ns, ktime_get_ns());
 	if (READ_ONCE(s->raw))
 		wake_up_all(&s->raw_wait);
-	queue_work(s->tdev->wq, &s->done_work);
+
+	if (!(status & (TERN_ENG_IRQ_FAULT | TERN_ENG_IRQ_PREEMPT_DONE))) {
+		spin_lock(&s->lock);
+		if (!s->raw && !s->preempting && !s->hang_suspect &&
+		    !s->stopped && !s->resetting &&
+		    tern_sched_retire(s, true)) {
+			tern_sched_feed(s);
+			tern_sched_check_preempt(s);
+			done = true;
+		}
+		spin_unlock(&s->lock);
+	}
+	if (!done)
+		queue_work(s->tdev->wq, &s->done_work);
 }
 
 /* Cancel every job of the engine with @error, in order. */
@@ -783,7 +814,7 @@ static void tern_sched_watchdog(struct work_struct *work)
 	if (!s->stopped && !s->raw &&
 	    (tern_engine_ack_irqs(s->eng) & TERN_ENG_IRQ_PREEMPT_DONE))
 		WRITE_ONCE(s->preempt_irq_ns, ktime_get_ns());
-	tern_sched_retire(s);
+	tern_sched_retire(s, false);
 	tern_sched_feed(s);
 	if (s->stopped || s->resetting || !s->inflight)
 		goto out;
@@ -981,7 +1012,8 @@ static int tern_sched_raw_wait(struct tern_sched *s, unsigned int slot)
 		return -ETIMEDOUT;
 	if (READ_ONCE(s->stopped))
 		return -ENODEV;
-	tern_engine_slot_result(s->eng, slot, &res);
+	tern_engine_slot_result(s->eng, slot,
+				tern_engine_slot_state(s->eng, slot), &res);
 	tern_engine_slot_ack(s->eng, slot);
 	return res.outcome == TERN_OUTCOME_COMPLETED ? 0 : -EIO;
 }

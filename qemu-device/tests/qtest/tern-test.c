@@ -880,7 +880,25 @@ static void test_in_order_completion_and_writeback(void)
         g_assert_cmpuint(wait_done(&t, 0, s), ==, TERN_OUTCOME_COMPLETED);
         g_assert_cmpuint(qtest_readl(t.qts, wb), ==, 200 + i);
         ack(&t, 0, s);
+        j1 = j;
     }
+
+    /*
+     * ACK keeps the RW registers: a driver rewrites only what changes.
+     * Slot 1 last ran c1 (j1) with seqno 207: a new SEQNO and a doorbell
+     * run the same buffer again.
+     */
+    g_assert_cmphex(sr(&t, 0, 1, TERN_SLOT_BUF_LO), ==, (uint32_t)j1.buf);
+    g_assert_cmpuint(sr(&t, 0, 1, TERN_SLOT_BUF_SIZE), ==, j1.size);
+    g_assert_cmphex(sr(&t, 0, 1, TERN_SLOT_ROOT_LO), ==, (uint32_t)root);
+    g_assert_cmpuint(sr(&t, 0, 1, TERN_SLOT_SEQNO), ==, 207);
+    qtest_writel(t.qts, pa + 8, 0);
+    sw(&t, 0, 1, TERN_SLOT_SEQNO, 300);
+    ew(&t, 0, TERN_ENG_DOORBELL, 1);
+    g_assert_cmpuint(wait_done(&t, 0, 1), ==, TERN_OUTCOME_COMPLETED);
+    g_assert_cmpuint(qtest_readl(t.qts, pa + 8), ==, 2);
+    g_assert_cmpuint(qtest_readl(t.qts, wb), ==, 300);
+    ack(&t, 0, 1);
     c_free(&c0);
     c_free(&c1);
     tern_shutdown(&t);
