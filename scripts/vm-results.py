@@ -8,7 +8,9 @@ Each test's TAP lines count as results ("ok", "not ok", "# SKIP").  A test
 also fails when it exits non-zero, when it never reports its end (guest hung
 or crashed), and when the kernel logged a warning, oops, BUG, lockdep, KASAN
 or hung-task report while it ran, a write into a freed page (page_poison=1)
-or an IOMMU fault (DMAR, in the iommu-<n> groups).  A test of an iommu-<n>
+or an IOMMU fault (DMAR, in the iommu-<n> groups), and when contexts of
+its exited processes were still there 10 s after it ended (TERN-LEAK: a
+job that never finished).  A test of an iommu-<n>
 group is named <test>@iommu.  TERN_VM_IOMMU as for vm-run.sh says which
 groups ran.  Writes "passed failed skipped" to build/results/vm.txt.
 """
@@ -74,6 +76,10 @@ def main():
                 state[m.group(1)]["rc"] = int(m.group(2))
                 cur = None
                 continue
+            m = re.match(r"TERN-LEAK (\S+) (.*)", line)
+            if m and m.group(1) in state:
+                state[m.group(1)]["leak"] = m.group(2)
+                continue
             m = re.match(r"TERN-DMESG-(BEGIN|END) (\S+)", line)
             if m:
                 in_dmesg = m.group(2) if m.group(1) == "BEGIN" else None
@@ -124,6 +130,9 @@ def main():
                 failed += 1
             if s["report"]:
                 why.append("kernel report: %s" % s["report"][0])
+                failed += 1
+            if s.get("leak"):
+                why.append("left work behind: %s" % s["leak"])
                 failed += 1
             if why:
                 failures.extend("%s: %s" % (n, w) for w in why)

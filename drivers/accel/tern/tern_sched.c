@@ -328,16 +328,26 @@ static void tern_sched_requeue(struct tern_sched *s,
 	s->queued += !!preempted + !!cancelled;
 }
 
-/* The job in the first slot starts running (as far as the driver knows). */
+/*
+ * The job in the first slot starts running (as far as the driver knows).
+ * No register is read: @run_start_ns already holds ENG_BUSY_NS as of its
+ * start (the previous runs' RUN_NS were added as they were retired,
+ * docs/hardware.md 12), and the watchdog takes the first progress sample.
+ */
 static void tern_sched_head_started(struct tern_sched *s)
 {
 	struct tern_sched_job *job = s->slot[s->order[0]];
 
 	trace_tern_job_start(s->eng->id, s->order[0], job->ctx->tag,
 			     job->seqno);
+	s->progress_sampled = false;
+}
+
+/* ENG_BUSY_NS changed other than by a retired run: read it, engine idle. */
+static void tern_sched_resync_busy(struct tern_sched *s)
+{
+	lockdep_assert_held(&s->lock);
 	s->run_start_ns = tern_engine_busy_ns(s->eng);
-	tern_policy_progress_start(&s->progress, tern_engine_progress(s->eng),
-				   ktime_get_ns());
 }
 
 static void tern_sched_program(struct tern_sched *s, struct tern_sched_job *job)
@@ -502,6 +512,8 @@ static bool tern_sched_retire(struct tern_sched *s, bool irq)
 		trace_tern_job_complete(eng->id, slot, s->slot[slot]->ctx->tag,
 					s->slot[slot]->seqno, res.outcome,
 					res.run_ns);
+		/* ENG_BUSY_NS at the start of the next run */
+		s->run_start_ns += res.run_ns;
 		job = tern_sched_pop_head(s);
 		ctx = job->ctx;
 		tern_policy_charge(&s->policy, &ctx->entity, res.run_ns);
@@ -719,7 +731,7 @@ static void tern_sched_recover(struct tern_sched *s)
 	struct tern_engine *eng = s->eng;
 	unsigned long flags;
 	bool completed;
-	u64 ran;
+	u64 busy, ran;
 	int ret;
 
 	/* the registers as the hang left them, before the reset clears them */
@@ -738,7 +750,8 @@ static void tern_sched_recover(struct tern_sched *s)
 	/* the requests the hung engine did not serve are gone with the reset */
 	s->preempting = false;
 	s->hang_suspect = NULL;
-	ran = tern_engine_busy_ns(eng) - s->run_start_ns;
+	busy = tern_engine_busy_ns(eng);
+	ran = busy - s->run_start_ns;
 	/*
 	 * A run that reached its end between the last look and the reset
 	 * wrote its seqno back (docs/hardware.md 15): it completed.  The job
@@ -748,6 +761,8 @@ static void tern_sched_recover(struct tern_sched *s)
 	guilty = tern_sched_pop_head(s);
 	if (s->inflight)
 		innocent = tern_sched_pop_head(s);
+	/* the reset added the abandoned run's time; the engine is idle */
+	s->run_start_ns = busy;
 	gctx = guilty->ctx;
 	tern_policy_charge(&s->policy, &gctx->entity, ret ? 0 : ran);
 
@@ -820,8 +835,18 @@ static void tern_sched_watchdog(struct work_struct *work)
 		goto out;
 
 	head = s->slot[s->order[0]];
-	stalled = tern_policy_hung(&s->progress, tern_engine_progress(s->eng),
-				   ktime_get_ns(), head->ctx->timeout_ns);
+	if (s->progress_sampled) {
+		stalled = tern_policy_hung(&s->progress,
+					   tern_engine_progress(s->eng),
+					   ktime_get_ns(), head->ctx->timeout_ns);
+	} else {
+		/* a new head: its timeout counts from this first sample */
+		tern_policy_progress_start(&s->progress,
+					   tern_engine_progress(s->eng),
+					   ktime_get_ns());
+		s->progress_sampled = true;
+		stalled = false;
+	}
 	/*
 	 * Progress again: the request written for the suspicion preempts
 	 * the job at its next preemption point, as any other would.
@@ -1097,6 +1122,8 @@ int tern_sched_raw_run(struct tern_sched *sched,
 out:
 	spin_lock_irqsave(&sched->lock, flags);
 	WRITE_ONCE(sched->raw, false);
+	/* the raw runs were not retired by the scheduler */
+	tern_sched_resync_busy(sched);
 	tern_sched_event(sched);
 	spin_unlock_irqrestore(&sched->lock, flags);
 	return ret;
@@ -1138,6 +1165,8 @@ int tern_sched_init(struct tern_device *tdev, struct tern_sched *sched,
 	sched->tdev = tdev;
 	sched->eng = eng;
 	spin_lock_init(&sched->lock);
+	/* the engine is idle: the base that retired runs advance */
+	sched->run_start_ns = tern_engine_busy_ns(eng);
 	tern_sched_default_params(&sched->params);
 	tern_policy_init(&sched->policy, sched->params.mode,
 			 (u64)sched->params.quantum_us * NSEC_PER_USEC,

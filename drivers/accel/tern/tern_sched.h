@@ -219,7 +219,11 @@ void tern_sched_ctx_cancel(struct tern_sched_ctx *sctx, int error);
  * @check_timer: wakes @done_work when time alone can change the policy's
  *	answer (end of a quantum, a starvation bound reached)
  * @progress: hang predicate state of the running job
- * @run_start_ns: ENG_BUSY_NS when the running job started
+ * @run_start_ns: ENG_BUSY_NS when the running job started (or now, while
+ *	the engine is idle): advanced by the RUN_NS of each retired run, read
+ *	from the device only after a reset or raw_nop
+ * @progress_sampled: @progress holds a sample taken since the running job
+ *	became the head (the watchdog takes the first)
  * @preempting: a preemption request is outstanding: nothing is programmed
  *	until both slots are DONE
  * @hang_suspect: the running job made no progress for its timeout; a
@@ -261,6 +265,7 @@ struct tern_sched {
 	struct hrtimer check_timer;
 	struct tern_policy_progress progress;
 	u64 run_start_ns;
+	bool progress_sampled;
 
 	bool preempting;
 	struct tern_sched_job *hang_suspect;

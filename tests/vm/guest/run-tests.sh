@@ -8,7 +8,33 @@
 #   <the test's TAP output>
 #   TERN-TEST-END <name> rc=<exit status>
 #   TERN-DMESG-BEGIN <name> / kernel messages logged during the test / TERN-DMESG-END <name>
+#   TERN-LEAK <name> <what>, if contexts outlived the test's processes
 group=$1
+
+# Contexts of processes that exited are freed within moments; one that
+# stays holds a job that never finished.  Name the test that left it, with
+# the scheduler's state, once per device (later tests are not blamed for
+# what was already there).
+leak_check() {
+	for d in /sys/kernel/debug/accel/*; do
+		[ -r "$d/contexts" ] || continue
+		key=/tmp/tern-leak-${d##*/}
+		before=$(cat "$key" 2>/dev/null || echo 0)
+		i=0
+		while n=$(grep -c '^ctx ' "$d/contexts" 2>/dev/null) &&
+		      [ "$n" -gt "$before" ] && [ $i -lt 10 ]; do
+			sleep 1
+			i=$((i + 1))
+		done
+		[ "$n" -gt "$before" ] || continue
+		echo "$n" >"$key"
+		echo "TERN-LEAK $1 $n contexts of exited processes still on ${d##*/} after ${i} s"
+		for f in contexts queues engines; do
+			sed "s/^/# $f: /" "$d/$f"
+		done
+	done
+}
+
 only=
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in tern.only=*) only=${arg#tern.only=} ;; esac
@@ -28,6 +54,7 @@ while read -r name limit; do
 	cd /tmp && timeout -s KILL "$limit" "/tern/tests/$name"
 	rc=$?
 	echo "TERN-TEST-END $name rc=$rc"
+	leak_check "$name"
 	echo "TERN-DMESG-BEGIN $name"
 	dmesg -c
 	echo "TERN-DMESG-END $name"
