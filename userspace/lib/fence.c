@@ -7,8 +7,15 @@
  * Waiting is drmSyncobjWait().  A syncobj does not tell whether its fence
  * signalled with an error, so the error of a finished job is read from a
  * sync_file exported from the syncobj (SYNC_IOC_FILE_INFO status).
+ *
+ * The syncobjs of freed fences are kept, up to TERN_SYNCOBJ_POOL_MAX per
+ * device, for the next fences: a job's fence then costs no syncobj create
+ * and destroy calls.  Whatever gives a pooled syncobj to a new fence
+ * replaces the fence it held (the submit's out-sync, an import, a
+ * transfer); closing the device frees them with its file.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -45,6 +52,32 @@ static int fence_error(struct tern_fence *f)
 			   tern_ioctl_errmsg(TERN_IOC_FENCE_WAIT, info.status) ?
 			   tern_ioctl_errmsg(TERN_IOC_FENCE_WAIT, info.status) :
 			   strerror(-info.status));
+}
+
+/* A binary syncobj for a new fence, from the pool or new: 0 or -errno. */
+int tern_syncobj_get(struct tern_device *dev, uint32_t *handle)
+{
+	pthread_mutex_lock(&dev->lock);
+	if (dev->syncobj_pooled) {
+		*handle = dev->syncobj_pool[--dev->syncobj_pooled];
+		pthread_mutex_unlock(&dev->lock);
+		return 0;
+	}
+	pthread_mutex_unlock(&dev->lock);
+	return drmSyncobjCreate(dev->fd, 0, handle) ? -errno : 0;
+}
+
+/* The syncobj of a freed fence: back to the pool, or destroyed. */
+void tern_syncobj_put(struct tern_device *dev, uint32_t handle)
+{
+	pthread_mutex_lock(&dev->lock);
+	if (dev->syncobj_pooled < TERN_SYNCOBJ_POOL_MAX) {
+		dev->syncobj_pool[dev->syncobj_pooled++] = handle;
+		pthread_mutex_unlock(&dev->lock);
+		return;
+	}
+	pthread_mutex_unlock(&dev->lock);
+	drmSyncobjDestroy(dev->fd, handle);
 }
 
 int64_t tern_abs_timeout(int64_t timeout_ns)
@@ -162,14 +195,14 @@ int tern_fence_import_sync_file(struct tern_device *dev, int fd, struct tern_fen
 	if (!f)
 		return tern_seterr(-ENOMEM, "fence: out of memory");
 	f->dev = dev;
-	if (drmSyncobjCreate(dev->fd, 0, &f->syncobj)) {
-		ret = -errno;
+	ret = tern_syncobj_get(dev, &f->syncobj);
+	if (ret) {
 		free(f);
 		return tern_seterr(ret, "fence: cannot create a syncobj: %s", strerror(-ret));
 	}
 	if (drmSyncobjImportSyncFile(dev->fd, f->syncobj, fd)) {
 		ret = -errno;
-		drmSyncobjDestroy(dev->fd, f->syncobj);
+		tern_syncobj_put(dev, f->syncobj);
 		free(f);
 		return tern_seterr(ret, "fence: fd %d is not a sync_file: %s", fd,
 				   strerror(-ret));
@@ -182,6 +215,6 @@ void tern_fence_free(struct tern_fence *fence)
 {
 	if (!fence)
 		return;
-	drmSyncobjDestroy(fence->dev->fd, fence->syncobj);
+	tern_syncobj_put(fence->dev, fence->syncobj);
 	free(fence);
 }

@@ -18,13 +18,18 @@
 /* The first device VA the library hands out: 0 and the page after stay unmapped. */
 #define TERN_LIB_VA_START		(1ull << 20)
 
+/* binary syncobjs of freed fences kept for the next ones, per device */
+#define TERN_SYNCOBJ_POOL_MAX	64
+
 struct tern_device {
 	int fd;
 	struct tern_device_info info;
-	pthread_mutex_t lock;		/* protects va and bos */
+	pthread_mutex_t lock;		/* protects va, bos and syncobj_pool */
 	struct tern_va_space va;	/* device VAs handed out */
 	struct tern_bo **bos;		/* live buffers, sorted by va */
 	size_t bo_count, bo_cap;
+	uint32_t syncobj_pool[TERN_SYNCOBJ_POOL_MAX];
+	unsigned int syncobj_pooled;
 };
 
 struct tern_context {
@@ -112,6 +117,8 @@ struct tern_bo *tern_bo_lookup_locked(struct tern_device *dev, uint64_t va, uint
  * never), for drmSyncobjWait().
  */
 int64_t tern_abs_timeout(int64_t timeout_ns);
+int tern_syncobj_get(struct tern_device *dev, uint32_t *handle);
+void tern_syncobj_put(struct tern_device *dev, uint32_t handle);
 
 struct drm_tern_sync;
 

@@ -269,8 +269,8 @@ int tern_submit_deps(struct tern_context *ctx, const struct tern_cmdbuf *cb,
 			goto out;
 		}
 		fence->dev = dev;
-		if (drmSyncobjCreate(dev->fd, 0, &fence->syncobj)) {
-			ret = -errno;
+		ret = tern_syncobj_get(dev, &fence->syncobj);
+		if (ret) {
 			tern_seterr(ret, "submit: cannot create a syncobj for the fence: %s",
 				    strerror(-ret));
 			free(fence);
@@ -304,7 +304,7 @@ int tern_submit_deps(struct tern_context *ctx, const struct tern_cmdbuf *cb,
 	ret = 0;
 out:
 	if (fence) {
-		drmSyncobjDestroy(dev->fd, fence->syncobj);
+		tern_syncobj_put(dev, fence->syncobj);
 		free(fence);
 	}
 	free(out);

@@ -165,8 +165,8 @@ int tern_timeline_point_fence(struct tern_timeline *tl, uint64_t point,
 	if (!f)
 		return tern_seterr(-ENOMEM, "timeline fence: out of memory");
 	f->dev = dev;
-	if (drmSyncobjCreate(dev->fd, 0, &f->syncobj)) {
-		ret = -errno;
+	ret = tern_syncobj_get(dev, &f->syncobj);
+	if (ret) {
 		free(f);
 		return tern_seterr(ret, "timeline fence: cannot create a syncobj: %s",
 				   strerror(-ret));
