@@ -228,12 +228,13 @@ def plots(res, out):
                          "contexts (one process) / processes (one context each)", "jobs/s",
                          {"contexts": xs(2, "jobs_per_s", "contexts"),
                           "processes": xs(2, "jobs_per_s", "processes")}, limit, logy=True)
-    series3 = [s for s in ("idle", "fair", "fifo", "default")
+    series3 = [s for s in ("idle", "fair", "fifo", "drmfair", "default")
                if get(3, "high_latency_p50", s)]
     made[3] = bar_chart(os.path.join(out, "fig3.svg"),
                         "3: HIGH job latency under long LOW jobs", "ms", ["p50", "p99"],
                         series3, lambda g, s: get(3, "high_latency_" + g, s), logy=True)
-    series4 = [s for s in ("fair", "fifo", "default") if xs(4, "share_over_weight", s)]
+    series4 = [s for s in ("fair", "fifo", "drmfair", "default")
+               if xs(4, "share_over_weight", s)]
     made[4] = bar_chart(os.path.join(out, "fig4.svg"),
                         "4: engine share / weight share (1 = exact)", "ratio",
                         ["1", "2", "4", "8"], series4,

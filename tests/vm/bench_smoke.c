@@ -214,6 +214,11 @@ int main(void)
 		       has(4, "share_over_weight", "fifo", 8) &&
 		       has(4, "low_wait_max", "fair", -1),
 		       "figure 4: weighted shares under both policies, LOW's longest wait");
+		tap_ok(has(3, "high_latency_p50", "drmfair", -1) &&
+		       has(3, "ratio_p50", "drmfair/fair", -1) &&
+		       has(4, "share_over_weight", "drmfair", 8) &&
+		       has(4, "low_wait_max", "drmfair", -1),
+		       "figures 3 and 4: the drmfair lines");
 		if (debugfs_has("preempt_latency"))
 			tap_ok(has(7, "preempt_latency_p50", "fair", -1) &&
 			       find(7, "preempt_latency_p99", "fair", -1) &&

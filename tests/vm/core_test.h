@@ -345,6 +345,21 @@ static inline bool core_write_file(const char *path, const char *s)
 	return !fclose(f) && ok;
 }
 
+/* The first line of the file @path, without its newline: true if read. */
+static inline bool core_read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fgets(buf, (int)len, f) != NULL;
+	fclose(f);
+	if (ok)
+		buf[strcspn(buf, "\n")] = 0;
+	return ok;
+}
+
 /* sysfs path of the (first) PCI function tern is bound to, or false. */
 static inline bool core_pci_dev(char *path, size_t len)
 {

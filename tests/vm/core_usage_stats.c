@@ -40,18 +40,9 @@ static char sysdir[512];
 static bool attr(const char *name, char *buf, size_t len)
 {
 	char path[1024];
-	FILE *f;
-	bool ok;
 
 	snprintf(path, sizeof(path), "%s/%s", sysdir, name);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	ok = fgets(buf, (int)len, f) != NULL;
-	fclose(f);
-	if (ok)
-		buf[strcspn(buf, "\n")] = 0;
-	return ok;
+	return core_read_line(path, buf, len);
 }
 
 static long long attr_num(const char *name)

@@ -34,7 +34,8 @@ int main(void)
 		{ DRM_TERN_PRIORITY_HIGH, 10 },
 	};
 	const unsigned int njobs = sizeof(job) / sizeof(job[0]);
-	uint32_t ctx[3] = { 0, 0, 0 }, bo = 0, so, i;
+	uint32_t ctx[3] = { 0, 0, 0 }, bo = 0, so, i, job_ctx[5];
+	unsigned int job_ms[5];
 	volatile struct sched_stamp *stamp = NULL;
 	struct sched_job j;
 	char buf[32];
@@ -68,20 +69,12 @@ int main(void)
 	tap_ok(sched_dbg_read("sched_policy", buf, sizeof(buf)) > 0 &&
 	       !strcmp(buf, "fifo\n"), "sched_policy reads fifo");
 
-	for (i = 0; i < njobs && !ret; i++) {
-		sched_job_begin(&j, VA_STAMP + 16 * i);
-		pkt_spin(j.dw, &j.n, SCHED_SPIN_MS(job[i].ms));
-		ret = sched_job_submit(fd, ctx[job[i].prio], &j, &bo, 1, 0,
-				       i == njobs - 1 ? so : 0);
-		if (ret)
-			break;
-		/* the first runs, the second waits in the PENDING slot, ... */
-		if (i == 0)
-			arrived &= sched_wait_u64(&stamp[0].start, 5000);
-		else
-			arrived &= sched_wait_jobs(SCHED_ENGINE, i < 2 ? i + 1 : 2,
-						   i < 2 ? 0 : i - 1, 5000);
+	for (i = 0; i < njobs; i++) {
+		job_ctx[i] = ctx[job[i].prio];
+		job_ms[i] = job[i].ms;
 	}
+	ret = sched_submit_arrivals(fd, job_ctx, job_ms, njobs, bo, VA_STAMP,
+				    stamp, so, &arrived);
 	tap_errno(ret, 0, "submit LOW 300 ms, NORMAL, LOW, NORMAL, then HIGH");
 	tap_ok(arrived, "each job arrived before the next was submitted");
 	tap_errno(syncobj_wait(fd, so, 10000), 0, "the HIGH job completed");

@@ -6,7 +6,7 @@
  *   parameters of the same names (policy fair by default), accept values
  *   at the ends of their ranges, refuse others with EINVAL and keep the
  *   old value; "engines" shows every engine's policy line, which follows
- *   a switch to fifo and back;
+ *   a switch to fifo, to drmfair and back;
  * - CONTEXT_CREATE refuses weight 65 and a non-zero pad with EINVAL,
  *   accepts weights 0 (the default, 1) and 64, and debugfs "queues" shows
  *   each context with its class and weight;
@@ -69,7 +69,8 @@ static unsigned int engines_lines(const char *prefix)
 static void policy_knobs(unsigned int engines)
 {
 	static const char *const bad_policy[] = { "lifo", "FIFO", "fair2",
-						  "fifo fair", NULL };
+						  "fifo fair", "drmFAIR",
+						  "drm_fair", NULL };
 	static const char *const bad_quantum[] = { "0", "1000001", "abc", "-5",
 						   "12x", NULL };
 	static const char *const bad_starve[] = { "0", "100001", "x", "-1",
@@ -114,6 +115,9 @@ static void policy_knobs(unsigned int engines)
 	tap_ok(takes("sched_policy", "fifo") &&
 	       engines_lines("  policy fifo ") == engines,
 	       "sched_policy fifo switches every engine");
+	tap_ok(takes("sched_policy", "drmfair") &&
+	       engines_lines("  policy drmfair ") == engines,
+	       "sched_policy drmfair switches every engine");
 	tap_ok(takes("sched_policy", "fair") &&
 	       engines_lines("  policy fair ") == engines,
 	       "and fair switches them back");

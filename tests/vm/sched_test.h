@@ -184,6 +184,39 @@ static inline uint32_t sched_gate(int fd, uint32_t copy_ctx, uint32_t bo,
 	return so;
 }
 
+/*
+ * Queue @count SPIN jobs on @ctx, lengths cycling through @ms, the first
+ * behind @gate.  With a BO @stamp_bo, job i writes the device clock at its
+ * end to @stamp_va + 8 i.  0 or -errno.
+ */
+static inline int sched_queue_spins(int fd, uint32_t ctx,
+				    const unsigned int *ms, unsigned int nms,
+				    unsigned int count, uint32_t gate,
+				    uint32_t stamp_bo, uint64_t stamp_va)
+{
+	uint32_t dw[8], n, i;
+	int ret = 0;
+
+	for (i = 0; i < count && !ret; i++) {
+		n = 0;
+		pkt_spin(dw, &n, SCHED_SPIN_MS(ms[i % nms]));
+		if (stamp_bo)
+			pkt_timestamp(dw, &n, stamp_va + 8 * i);
+		ret = submit(fd, ctx, dw, n, &stamp_bo, stamp_bo ? 1 : 0,
+			     i ? 0 : gate, 0, NULL);
+	}
+	return ret;
+}
+
+/* jobs not yet completed beyond the one running */
+static inline bool sched_backlogged(int fd, uint32_t ctx)
+{
+	struct drm_tern_context_get_state st;
+
+	return !ctx_state(fd, ctx, &st) &&
+	       st.jobs_submitted > st.jobs_completed + 1;
+}
+
 /* ---- debugfs of the device ---- */
 
 /* Read a debugfs file into @buf (NUL-terminated): bytes read or -errno. */
@@ -353,6 +386,41 @@ static inline bool sched_wait_jobs(unsigned int engine, unsigned int slots,
 		usleep(1000);
 	} while (now_ns() < end);
 	return false;
+}
+
+/*
+ * Submit @n stamped SPIN jobs, job i of @ms[i] ms on @ctx[i] with its
+ * stamps at @stamp[i] (@stamp_va + 16 i, in @bo), one at a time: each once
+ * the one before it shows on SCHED_ENGINE (the first running, the second
+ * in the PENDING slot, the others queued), so that the arrival order is
+ * the submission order and not drm_sched's choice among ready contexts.
+ * The last one signals @so.  0 or -errno; *@arrived false when a job was
+ * not seen to arrive within 5 s.
+ */
+static inline int sched_submit_arrivals(int fd, const uint32_t *ctx,
+					const unsigned int *ms, unsigned int n,
+					uint32_t bo, uint64_t stamp_va,
+					volatile struct sched_stamp *stamp,
+					uint32_t so, bool *arrived)
+{
+	struct sched_job j;
+	unsigned int i;
+	int ret = 0;
+
+	*arrived = true;
+	for (i = 0; i < n && !ret; i++) {
+		sched_job_begin(&j, stamp_va + 16 * i);
+		pkt_spin(j.dw, &j.n, SCHED_SPIN_MS(ms[i]));
+		ret = sched_job_submit(fd, ctx[i], &j, &bo, 1, 0,
+				       i == n - 1 ? so : 0);
+		if (ret)
+			break;
+		if (i == 0)
+			*arrived &= sched_wait_u64(&stamp[0].start, 5000);
+		else
+			*arrived &= sched_wait_jobs(SCHED_ENGINE, 2, i - 1, 5000);
+	}
+	return ret;
 }
 
 /* The number debugfs "engines" prints after @key (" irqs ") for @engine, or -1. */

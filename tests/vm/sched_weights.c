@@ -43,29 +43,6 @@
 #define TOLERANCE	0.05
 #define PROCS		4
 
-/*
- * Queue @count SPIN jobs on @ctx, lengths cycling through @ms, the first
- * behind @gate.  With a BO @stamp_bo, job i writes the device clock at its
- * end to @stamp_va + 8 i.  0 or -errno.
- */
-static int queue_jobs(int fd, uint32_t ctx, const unsigned int *ms,
-		      unsigned int nms, unsigned int count, uint32_t gate,
-		      uint32_t stamp_bo, uint64_t stamp_va)
-{
-	uint32_t dw[8], n, i;
-	int ret = 0;
-
-	for (i = 0; i < count && !ret; i++) {
-		n = 0;
-		pkt_spin(dw, &n, SCHED_SPIN_MS(ms[i % nms]));
-		if (stamp_bo)
-			pkt_timestamp(dw, &n, stamp_va + 8 * i);
-		ret = submit(fd, ctx, dw, n, &stamp_bo, stamp_bo ? 1 : 0,
-			     i ? 0 : gate, 0, NULL);
-	}
-	return ret;
-}
-
 /* The end stamps of one context's jobs rise with their seqnos: run in order */
 static bool in_order(const volatile uint64_t *end, unsigned int count)
 {
@@ -75,15 +52,6 @@ static bool in_order(const volatile uint64_t *end, unsigned int count)
 		if (end[i] && (!end[i - 1] || end[i] <= end[i - 1]))
 			return false;
 	return end[0] != 0;
-}
-
-/* jobs not yet completed beyond the one running */
-static bool backlogged(int fd, uint32_t ctx)
-{
-	struct drm_tern_context_get_state st;
-
-	return !ctx_state(fd, ctx, &st) &&
-	       st.jobs_submitted > st.jobs_completed + 1;
 }
 
 static void weighted(int fd, uint32_t copy, uint32_t gate_bo,
@@ -107,12 +75,12 @@ static void weighted(int fd, uint32_t copy, uint32_t gate_bo,
 	for (i = 0; i < 3 && !ret; i++)
 		ret = sched_ctx(fd, DRM_TERN_PRIORITY_NORMAL, w[i], 0, &ctx[i]);
 	/* 1.2 s, 1.2 s and 1.8 s of work; they get 0.31, 0.63, 1.26 s */
-	ret = ret ?: queue_jobs(fd, ctx[0], len1, 2, njobs[0], gate, stamp_bo,
-				VA_STAMP);
-	ret = ret ?: queue_jobs(fd, ctx[1], len2, 2, njobs[1], gate, stamp_bo,
-				VA_STAMP + 2048);
-	ret = ret ?: queue_jobs(fd, ctx[2], len4, 3, njobs[2], gate, stamp_bo,
-				VA_STAMP + 4096);
+	ret = ret ?: sched_queue_spins(fd, ctx[0], len1, 2, njobs[0], gate,
+				       stamp_bo, VA_STAMP);
+	ret = ret ?: sched_queue_spins(fd, ctx[1], len2, 2, njobs[1], gate,
+				       stamp_bo, VA_STAMP + 2048);
+	ret = ret ?: sched_queue_spins(fd, ctx[2], len4, 3, njobs[2], gate,
+				       stamp_bo, VA_STAMP + 4096);
 	if (!tap_ok(!ret && gate, "weights 1, 2, 4: 275 jobs queued behind a gate"))
 		return;
 	*gate_word = 1;
@@ -122,7 +90,7 @@ static void weighted(int fd, uint32_t copy, uint32_t gate_bo,
 	usleep(WINDOW_MS * 1000);
 	for (i = 0; i < 3; i++) {
 		b1[i] = sched_busy_ns(fd, ctx[i]);
-		backlog &= backlogged(fd, ctx[i]);
+		backlog &= sched_backlogged(fd, ctx[i]);
 		total += b1[i] - b0[i];
 	}
 	tap_ok(backlog && total, "all three stayed backlogged (%llu ms of device time)",
@@ -169,13 +137,13 @@ static int child(unsigned int idx, int gate_fd, int cmd, int res)
 		return 2;
 	gate = syncobj_new(fd);
 	if (!gate || drmSyncobjImportSyncFile(fd, gate, gate_fd) ||
-	    queue_jobs(fd, ctx, &ms, 1, 1000 / ms, gate, 0, 0))
+	    sched_queue_spins(fd, ctx, &ms, 1, 1000 / ms, gate, 0, 0))
 		return 3;
 	if (write(res, &s, sizeof(s)) != sizeof(s))	/* ready */
 		return 4;
 	while (read(cmd, &c, 1) == 1 && c == 's') {
 		s.busy = sched_busy_ns(fd, ctx);
-		s.backlogged = backlogged(fd, ctx);
+		s.backlogged = sched_backlogged(fd, ctx);
 		if (write(res, &s, sizeof(s)) != sizeof(s))
 			return 5;
 	}

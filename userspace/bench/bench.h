@@ -37,7 +37,8 @@ struct bench {
 
 /*
  * Record @value of metric @name of figure @fig for one repetition.  @series
- * separates lines of one plot ("fair", "fifo", "driver", "device"); @x is the
+ * separates lines of one plot ("fair", "fifo", "drmfair", "driver",
+ * "device"); @x is the
  * plot's parameter (contexts, processes, weight) or a negative number for
  * none.  Repeated calls with the same (fig, name, series, x) add values.
  */
@@ -77,6 +78,13 @@ int bench_debugfs_write(struct tern_device *dev, const char *name, const char *t
 
 /* Switch the scheduling policy of every engine ("fair" or "fifo"). */
 int bench_set_policy(struct tern_device *dev, const char *policy);
+
+/*
+ * Switch to the drmfair policy, the model of drm_sched's FAIR policy: 0,
+ * 1 when the driver has no such policy (reported as missing for figure
+ * @fig), or -errno.
+ */
+int bench_set_drmfair(struct tern_device *dev, int fig);
 
 /* A decimal debugfs value (quantum_us, starve_ms); falls back to the module
  * parameter of the same name. */

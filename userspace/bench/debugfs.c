@@ -125,6 +125,16 @@ int bench_set_policy(struct tern_device *dev, const char *policy)
 	return ret;
 }
 
+int bench_set_drmfair(struct tern_device *dev, int fig)
+{
+	int ret = bench_set_policy(dev, "drmfair");
+
+	if (ret != -EINVAL)
+		return ret;
+	bench_missing(fig, "drmfair", "the driver has no drmfair policy");
+	return 1;
+}
+
 int bench_read_knob(struct tern_device *dev, const char *name, uint64_t *value)
 {
 	char path[256], *text = NULL, *end;

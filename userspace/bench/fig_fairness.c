@@ -9,14 +9,17 @@
  *   each kept six 4 ms SPIN jobs queued: 1 is perfectly even.
  * - Weighted shares: four contexts of weights 1, 2, 4 and 8 on one engine,
  *   all backlogged; each one's share of the engine's time over its share of
- *   the weights (1 is exact), under fair and, for contrast, fifo.
+ *   the weights (1 is exact), under fair and, for contrast, fifo and
+ *   drmfair (both ignore weights).
  * - Starvation: two NORMAL contexts keep one engine busy; a LOW context
  *   runs one small job at a time on it.  Each LOW job must complete; its
- *   wait is compared with the bound starve_ms + quantum.
+ *   wait is compared with the bound starve_ms + quantum (fair), and taken
+ *   under drmfair too, where LOW's faster aging is the only bound.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bench.h"
 
@@ -145,7 +148,7 @@ static int weighted(struct bench *b, const char *series, unsigned int window_ms)
 	return ret;
 }
 
-static int starvation(struct bench *b, unsigned int jobs)
+static int starvation(struct bench *b, const char *series, unsigned int jobs)
 {
 	struct tern_context *low = NULL;
 	struct share_load sl = { .n = 0 };
@@ -185,13 +188,30 @@ static int starvation(struct bench *b, unsigned int jobs)
 		bench_load_stop(load, NULL);
 	}
 	if (!ret) {
-		bench_record(FIG, "low_wait_max", "fair", -1, "ms", worst);
-		bench_record(FIG, "low_wait_bound", "fair", -1, "ms",
-			     starve_ms + quantum_us / 1e3);
+		bench_record(FIG, "low_wait_max", series, -1, "ms", worst);
+		/* drmfair has no bound of its own: it ignores both knobs */
+		if (!strcmp(series, "fair"))
+			bench_record(FIG, "low_wait_bound", series, -1, "ms",
+				     starve_ms + quantum_us / 1e3);
 	}
 	tern_cmdbuf_free(cb);
 	tern_context_destroy(low);
 	share_load_free(&sl);
+	return ret;
+}
+
+/* The drmfair lines of the figure, if the driver has the policy. */
+static int drmfair_runs(struct bench *b, unsigned int window_ms)
+{
+	int ret = bench_set_drmfair(b->sdev, FIG);
+
+	if (ret)
+		return ret == 1 ? 0 : ret;
+	ret = jain(b, "drmfair", window_ms);
+	if (!ret)
+		ret = weighted(b, "drmfair", window_ms);
+	if (!ret)
+		ret = starvation(b, "drmfair", b->quick ? 3 : 10);
 	return ret;
 }
 
@@ -212,13 +232,15 @@ int bench_fig_fairness(struct bench *b)
 		if (!ret)
 			ret = weighted(b, can_switch ? "fair" : "default", window_ms);
 		if (!ret && can_switch)
-			ret = starvation(b, b->quick ? 3 : 10);
+			ret = starvation(b, "fair", b->quick ? 3 : 10);
 		if (!ret && can_switch)
 			ret = bench_set_policy(b->sdev, "fifo");
 		if (!ret && can_switch)
 			ret = jain(b, "fifo", window_ms);
 		if (!ret && can_switch)
 			ret = weighted(b, "fifo", window_ms);
+		if (!ret && can_switch)
+			ret = drmfair_runs(b, window_ms);
 		if (!ret && can_switch)
 			ret = bench_set_policy(b->sdev, "fair");
 		if (ret)

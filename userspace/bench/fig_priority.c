@@ -4,7 +4,8 @@
  *
  * Figure 3: latency of a small high-priority job while low-priority contexts
  * keep every compute engine busy with long SPIN and GEMM jobs, under the
- * fair preemptive policy and the fifo cooperative one, switched through
+ * fair preemptive policy, the fifo cooperative one and drmfair (the model
+ * of drm_sched's FAIR policy, no preemption either), switched through
  * debugfs sched_policy in the same boot.  Also without load ("idle").
  *
  * Figure 7: the preemptions of the fair runs, as the driver measured them
@@ -232,6 +233,7 @@ int bench_fig_priority(struct bench *b)
 	}
 	for (rep = 0; rep < b->reps && !ret; rep++) {
 		double fair50 = 0, fair99 = 0, fifo50 = 0, fifo99 = 0, i50, i99;
+		double drm50 = 0, drm99 = 0;
 
 		ret = high_samples(high, word, n, job_ms, lat, &i50, &i99);
 		if (ret)
@@ -257,6 +259,19 @@ int bench_fig_priority(struct bench *b)
 		bench_record(FIG, "ratio_p50", "fifo/fair", -1, "x", fifo50 / fair50);
 		bench_record(FIG, "ratio_p99", "fifo/fair", -1, "x", fifo99 / fair99);
 		bench_log(b, "fig 3 rep %u: p50 fair %.2f ms fifo %.2f ms", rep, fair50, fifo50);
+		ret = bench_set_drmfair(b->sdev, FIG);
+		if (ret == 1) {
+			ret = 0;
+			continue;
+		}
+		if (!ret)
+			ret = loaded_run(b, high, word, n, job_ms, "drmfair", lat, false,
+					 &drm50, &drm99);
+		if (ret)
+			break;
+		bench_record(FIG, "ratio_p50", "drmfair/fair", -1, "x", drm50 / fair50);
+		bench_record(FIG, "ratio_p99", "drmfair/fair", -1, "x", drm99 / fair99);
+		bench_log(b, "fig 3 rep %u: p50 drmfair %.2f ms", rep, drm50);
 	}
 	if (can_switch && bench_set_policy(b->sdev, "fair") && !ret) {
 		fprintf(stderr, "%s: cannot switch the policy back to fair\n", tool_name);

@@ -134,7 +134,7 @@ static const char *fig_title[BENCH_FIGURES + 1] = {
 	"",
 	"submit-to-signal latency of a NOP job against the raw round trip",
 	"small-job throughput against both slots kept full",
-	"high-priority latency under long low-priority jobs: fair against fifo",
+	"high-priority latency under long low-priority jobs: fair against fifo and drmfair",
 	"fairness: equal contexts, weights, starvation of LOW",
 	"scale: driver CPU and memory against contexts and processes",
 	"COPY, GEMM and SAXPY through the driver against the device",

@@ -20,13 +20,13 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: tern-benchsuite [-q] [-r REPS] [-f FIGURES] [-o FILE] [-d DEV] [-D DEV]\n"
-		"Measure a tern device against its own limits and its two scheduling\n"
+		"Measure a tern device against its own limits and its scheduling\n"
 		"policies (docs/performance.md):\n"
 		"  1  submit-to-signal latency of a NOP job against the raw round trip\n"
 		"  2  small-job throughput, 1 to 64 contexts and several processes, against\n"
 		"     the device with both slots kept full\n"
 		"  3  high-priority latency under long low-priority SPIN and GEMM jobs,\n"
-		"     fair against fifo (switched through debugfs)\n"
+		"     fair against fifo and drmfair (switched through debugfs)\n"
 		"  4  fairness: Jain's index of 16 equal contexts, weights, LOW starvation\n"
 		"  5  driver CPU per job and memory per context, 1 to 4096 contexts and\n"
 		"     1 to 64 processes\n"

@@ -14,7 +14,7 @@
  * preempted and how long it stood still (the band it was computing took
  * that much longer than the others, per row).  The demo succeeds only if the high-priority job
  * finished before the GEMM and both results are right: on a driver that
- * does not preempt (or under its fifo policy) it says what happened and
+ * does not preempt (or under its fifo or drmfair policy) it says what happened and
  * fails.
  */
 #include <errno.h>
@@ -428,8 +428,8 @@ int main(int argc, char **argv)
 			status = TOOL_EXIT_OK;
 	} else {
 		printf("tern-demo: FAILED: the high-priority job waited %.3f ms for the GEMM "
-		       "to finish: the driver did not preempt it (fifo policy, or no "
-		       "preemption)\n", h0 - ha);
+		       "to finish: the driver did not preempt it (fifo or drmfair "
+		       "policy, or no preemption)\n", h0 - ha);
 	}
 	printf("low context:  %" PRIu64 " job(s) done, %" PRIu64 " preemption(s), state %s\n",
 	       slo.jobs_completed, slo.preemptions, tern_context_state_name(slo.state));

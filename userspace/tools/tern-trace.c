@@ -68,6 +68,7 @@ static const char *const ev_names[EV_TYPES] = {
 /* enum tern_policy_reason, as the tracepoints print it */
 static const char *const reason_names[] = {
 	"none", "fifo", "priority", "quantum", "starvation", "promised", "owed",
+	"drmfair",
 };
 
 /* slot outcomes (docs/hardware.md), and what the driver did without one */

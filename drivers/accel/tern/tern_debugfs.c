@@ -37,8 +37,8 @@
  *   weight, ready jobs, virtual time and device time charged;
  * - contexts: every context of the device with its state, counters and
  *   last fault;
- * - sched_policy (rw): "fair" or "fifo"; writing one switches every engine
- *   at its next decision;
+ * - sched_policy (rw): "fair", "fifo" or "drmfair"; writing one switches
+ *   every engine at its next decision;
  * - quantum_us, starve_ms (rw): the policy's time slice and starvation
  *   bound, applied to every engine at its next decision;
  * - preempt_latency (rw): "<engine> <ns>" for each of the last
@@ -316,18 +316,15 @@ static ssize_t tern_debugfs_policy_write(struct file *file,
 					 loff_t *pos)
 {
 	char buf[16];
-	u32 mode;
+	int mode;
 	int ret;
 
 	ret = tern_debugfs_get_text(buf, sizeof(buf), ubuf, len);
 	if (ret)
 		return ret;
-	if (sysfs_streq(buf, "fair"))
-		mode = TERN_POLICY_FAIR;
-	else if (sysfs_streq(buf, "fifo"))
-		mode = TERN_POLICY_FIFO;
-	else
-		return -EINVAL;
+	mode = tern_sched_mode_parse(buf);
+	if (mode < 0)
+		return mode;
 	tern_debugfs_update_param(file_inode(file)->i_private,
 				  offsetof(struct tern_sched_params, mode), mode);
 	return len;

@@ -60,6 +60,30 @@
  * In %TERN_POLICY_FIFO mode jobs are picked in arrival order regardless of
  * class and weight, and nothing is preempted: the baseline of benchmarks.
  *
+ * %TERN_POLICY_DRMFAIR mode models the FAIR policy of Linux's DRM GPU
+ * scheduler (drm_sched), its default since 7.2, as the second baseline:
+ *
+ * - All ready entities are in one queue, whatever their class, ordered by
+ *   a virtual time of their own (&tern_policy_entity.dvtime); the entity
+ *   with the least goes next (ties: the older head job).  Weights are
+ *   ignored: drm_sched has none.
+ * - Charging ns of device time adds ns shifted left by a factor of the
+ *   class (tern_policy_drmfair_shift): lower classes age faster, so
+ *   under load HIGH gets about 4 times NORMAL's device time and NORMAL 8
+ *   times LOW's, and no class starves.  As in drm_sched, where run time
+ *   is accounted when a job is freed and folded into the entity's key
+ *   when its next job is taken, the time charged is added when a pick
+ *   leaves the entity more jobs (&tern_policy_entity.dpending): the key
+ *   lags one job behind, and a context that never has two jobs ready at
+ *   once is never aged.
+ * - An entity whose last ready job is picked leaves the queue keeping only
+ *   how far it was ahead of the queue's minimum (never a credit); when it
+ *   has a ready job again it is placed that far after the minimum of the
+ *   queue as it is then.  One that was not ahead is placed just before the
+ *   minimum entity when its class is higher, just after it when lower.
+ * - Nothing is preempted (drm_sched cannot preempt) and there is no
+ *   quantum: a running job runs to its end; both slots are still filled.
+ *
  * Cost: decisions look only at the entities that have ready jobs
  * (&tern_policy.ready), so contexts without work cost nothing; a decision
  * is linear in the number of ready contexts of the engine.
@@ -97,6 +121,78 @@ void tern_policy_init(struct tern_policy *p, enum tern_policy_mode mode,
 	p->owed_ns = 0;
 }
 
+/*
+ * drmfair: by how many bits a class's device time is shifted into virtual
+ * time; drm_sched's factors for its LOW, NORMAL and HIGH priorities.
+ */
+static const u8 tern_policy_drmfair_shift[TERN_POLICY_CLASSES] = {
+	7, 4, 2
+};
+
+/* drmfair: the offset from the minimum per class of difference, 1 us */
+#define TERN_POLICY_DRMFAIR_NUDGE_NS	1000
+
+/* drmfair: whether @a goes before @b (both ready) */
+static bool tern_policy_drmfair_before(const struct tern_policy_entity *a,
+				       const struct tern_policy_entity *b)
+{
+	const struct tern_policy_job *ha, *hb;
+
+	if (a->dvtime != b->dvtime)
+		return a->dvtime < b->dvtime;
+	ha = list_first_entry(&a->queue, struct tern_policy_job, link);
+	hb = list_first_entry(&b->queue, struct tern_policy_job, link);
+	return ha->seq < hb->seq;
+}
+
+/* drmfair: the first of the placed ready entities other than @skip */
+static const struct tern_policy_entity *
+tern_policy_drmfair_head(const struct tern_policy *p,
+			 const struct tern_policy_entity *skip)
+{
+	const struct tern_policy_entity *e, *head = NULL;
+
+	list_for_each_entry(e, &p->ready, ready_link)
+		if (e != skip && e->dplaced &&
+		    (!head || tern_policy_drmfair_before(e, head)))
+			head = e;
+	return head;
+}
+
+/* drmfair: keep only how far @e is ahead of the queue's first entity */
+static void tern_policy_drmfair_leave(const struct tern_policy *p,
+				      struct tern_policy_entity *e)
+{
+	const struct tern_policy_entity *head;
+
+	if (!e->dplaced)
+		return;
+	head = tern_policy_drmfair_head(p, e);
+	if (head && e->dvtime > head->dvtime)
+		e->dvtime -= head->dvtime;
+	else
+		e->dvtime = 0;
+	e->dplaced = false;
+}
+
+/* drmfair: place @e, becoming ready, relative to the queue's first entity */
+static void tern_policy_drmfair_place(const struct tern_policy *p,
+				      struct tern_policy_entity *e)
+{
+	const struct tern_policy_entity *head;
+	s64 nudge;
+
+	/* still absolute: it left the queue in another mode */
+	tern_policy_drmfair_leave(p, e);
+	head = tern_policy_drmfair_head(p, e);
+	if (head) {
+		nudge = ((s64)head->prio - (s64)e->prio) *
+			TERN_POLICY_DRMFAIR_NUDGE_NS;
+		e->dvtime += head->dvtime + (e->dvtime ? 0 : nudge);
+	}
+	e->dplaced = true;
+}
+
 static bool tern_policy_class_ready(const struct tern_policy *p,
 				    unsigned int prio)
 {
@@ -120,6 +216,8 @@ static void tern_policy_queued_dec(struct tern_policy *p,
 	if (!--e->queued) {
 		list_del_init(&e->ready_link);
 		p->ready_count[e->prio]--;
+		if (p->mode == TERN_POLICY_DRMFAIR)
+			tern_policy_drmfair_leave(p, e);
 	}
 }
 
@@ -142,6 +240,9 @@ void tern_policy_entity_add(struct tern_policy *p, struct tern_policy_entity *e,
 	e->vtime = p->min_vtime[e->prio];
 	e->queued = 0;
 	e->run_ns = 0;
+	e->dvtime = 0;
+	e->dpending = 0;
+	e->dplaced = false;
 	list_add_tail(&e->link, &p->entities);
 }
 
@@ -170,6 +271,8 @@ static void tern_policy_wake(struct tern_policy *p, struct tern_policy_entity *e
 	if (!tern_policy_class_ready(p, e->prio))
 		p->starved_ns[e->prio] = 0;
 	e->vtime = max(e->vtime, p->min_vtime[e->prio]);
+	if (p->mode == TERN_POLICY_DRMFAIR)
+		tern_policy_drmfair_place(p, e);
 }
 
 /**
@@ -237,6 +340,22 @@ struct tern_policy_job *tern_policy_entity_pop(struct tern_policy *p,
 	return job;
 }
 
+/*
+ * The pick of a mode that never preempts (fifo, drmfair): the head job of
+ * @e, or NULL; such a mode keeps no promises, so those fair mode made go.
+ */
+static struct tern_policy_job *
+tern_policy_take_plain(struct tern_policy *p, struct tern_policy_entity *e,
+		       enum tern_policy_reason why)
+{
+	if (!e)
+		return NULL;
+	p->promised = NULL;
+	p->owed = NULL;
+	p->last_pick = why;
+	return tern_policy_dequeue(p, e);
+}
+
 static struct tern_policy_job *tern_policy_pick_fifo(struct tern_policy *p)
 {
 	struct tern_policy_entity *e, *best = NULL;
@@ -249,13 +368,28 @@ static struct tern_policy_job *tern_policy_pick_fifo(struct tern_policy *p)
 			best_head = head;
 		}
 	}
-	if (!best)
-		return NULL;
-	/* fifo keeps no promises: forget those fair mode made */
-	p->promised = NULL;
-	p->owed = NULL;
-	p->last_pick = TERN_POLICY_REASON_FIFO;
-	return tern_policy_dequeue(p, best);
+	return tern_policy_take_plain(p, best, TERN_POLICY_REASON_FIFO);
+}
+
+static struct tern_policy_job *tern_policy_pick_drmfair(struct tern_policy *p)
+{
+	struct tern_policy_entity *e, *best = NULL;
+	struct tern_policy_job *job;
+
+	list_for_each_entry(e, &p->ready, ready_link) {
+		/* it became ready while the policy was in another mode */
+		if (!e->dplaced)
+			tern_policy_drmfair_place(p, e);
+		if (!best || tern_policy_drmfair_before(e, best))
+			best = e;
+	}
+	job = tern_policy_take_plain(p, best, TERN_POLICY_REASON_DRMFAIR);
+	/* still queued: its key for the next job takes the time charged */
+	if (job && best->queued) {
+		best->dvtime += (s64)best->dpending;
+		best->dpending = 0;
+	}
+	return job;
 }
 
 /* The ready entity of @prio with the smallest virtual time, or NULL. */
@@ -322,6 +456,8 @@ struct tern_policy_job *tern_policy_pick_next(struct tern_policy *p)
 
 	if (p->mode == TERN_POLICY_FIFO)
 		return tern_policy_pick_fifo(p);
+	if (p->mode == TERN_POLICY_DRMFAIR)
+		return tern_policy_pick_drmfair(p);
 
 	top = tern_policy_top_class(p);
 	if (top < 0)
@@ -394,6 +530,9 @@ void tern_policy_charge(struct tern_policy *p, struct tern_policy_entity *e,
 	for (c = e->prio - 1; c >= 0; c--)
 		if (tern_policy_class_ready(p, c))
 			p->starved_ns[c] += ns;
+
+	if (p->mode == TERN_POLICY_DRMFAIR)
+		e->dpending += ns << tern_policy_drmfair_shift[e->prio];
 }
 
 /**
@@ -413,8 +552,8 @@ void tern_policy_charge(struct tern_policy *p, struct tern_policy_entity *e,
  * reached the quantum and a job of another entity of the same class (or
  * one owed a turn) is ready or is @next; %TERN_POLICY_REASON_STARVATION when
  * a lower class reached its starvation bound, or @next, owed a turn by a
- * starved class, waits for an expired quantum.  Never in fifo mode, and
- * never when nothing else is ready.
+ * starved class, waits for an expired quantum.  Never in fifo or drmfair
+ * mode, and never when nothing else is ready.
  */
 enum tern_policy_reason
 tern_policy_should_preempt(const struct tern_policy *p,
@@ -425,7 +564,7 @@ tern_policy_should_preempt(const struct tern_policy *p,
 	const struct tern_policy_entity *e;
 	bool expired = running_ns >= p->quantum_ns;
 
-	if (p->mode == TERN_POLICY_FIFO)
+	if (p->mode != TERN_POLICY_FAIR)
 		return TERN_POLICY_REASON_NONE;
 	/* A job picked for a starved class gets a quantum in any case. */
 	if (running == p->owed && !expired)
@@ -497,7 +636,7 @@ u64 tern_policy_next_check(const struct tern_policy *p,
 	u64 t = U64_MAX;
 	int c;
 
-	if (p->mode == TERN_POLICY_FIFO)
+	if (p->mode != TERN_POLICY_FAIR)
 		return U64_MAX;
 	/* nothing preempts a job picked for a starved class before this */
 	if (running == p->owed && running_ns < p->quantum_ns)

@@ -22,10 +22,14 @@
  * @TERN_POLICY_FAIR: priority classes, weighted fair share, quantum, no
  *	starvation
  * @TERN_POLICY_FIFO: first come, first served; never preempts
+ * @TERN_POLICY_DRMFAIR: a model of the FAIR policy of Linux's DRM GPU
+ *	scheduler: one queue ordered by virtual device time that lower
+ *	classes accumulate faster; never preempts
  */
 enum tern_policy_mode {
 	TERN_POLICY_FAIR,
 	TERN_POLICY_FIFO,
+	TERN_POLICY_DRMFAIR,
 };
 
 /**
@@ -45,6 +49,8 @@ enum tern_policy_mode {
  *	the second slot goes first again
  * @TERN_POLICY_REASON_OWED: a pick: a job picked for a starved class and
  *	preempted before it ran a quantum keeps its turn
+ * @TERN_POLICY_REASON_DRMFAIR: drmfair mode: the entity with the least
+ *	drmfair virtual time
  */
 enum tern_policy_reason {
 	TERN_POLICY_REASON_NONE,
@@ -54,6 +60,7 @@ enum tern_policy_reason {
 	TERN_POLICY_REASON_STARVATION,
 	TERN_POLICY_REASON_PROMISED,
 	TERN_POLICY_REASON_OWED,
+	TERN_POLICY_REASON_DRMFAIR,
 };
 
 struct tern_policy_entity;
@@ -80,6 +87,15 @@ struct tern_policy_job {
  * @vtime: virtual time: device ns charged, scaled by SCALE / @weight
  * @queued: number of jobs in @queue
  * @run_ns: device ns charged in total (for debugfs and tests)
+ * @dvtime: drmfair mode's virtual time, the entity's key in its queue:
+ *	absolute while @dplaced, otherwise how far (at least 0) the entity
+ *	was ahead of the queue's first one when it left, kept while it has
+ *	no ready job
+ * @dpending: drmfair: device ns charged, each shifted left by its class's
+ *	factor, not yet added to @dvtime (that happens when a pick leaves
+ *	the entity jobs to run)
+ * @dplaced: @dvtime is absolute: the entity was placed on the drmfair
+ *	queue when it became ready
  */
 struct tern_policy_entity {
 	struct list_head link;
@@ -90,6 +106,9 @@ struct tern_policy_entity {
 	u64 vtime;
 	unsigned int queued;
 	u64 run_ns;
+	s64 dvtime;
+	u64 dpending;
+	bool dplaced;
 };
 
 /**

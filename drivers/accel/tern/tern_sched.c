@@ -92,15 +92,32 @@
 
 static int tern_sched_default_mode = TERN_POLICY_FAIR;
 
+/* the names of &enum tern_policy_mode, in the module parameter and debugfs */
+static const char *const tern_sched_mode_names[] = {
+	[TERN_POLICY_FAIR] = "fair",
+	[TERN_POLICY_FIFO] = "fifo",
+	[TERN_POLICY_DRMFAIR] = "drmfair",
+};
+
+/**
+ * tern_sched_mode_parse() - the scheduling policy a name stands for
+ * @name: "fair", "fifo" or "drmfair", a trailing newline allowed
+ *
+ * Return: the &enum tern_policy_mode, or -EINVAL for any other name.
+ */
+int tern_sched_mode_parse(const char *name)
+{
+	return sysfs_match_string(tern_sched_mode_names, name);
+}
+
 static int tern_sched_policy_param_set(const char *val,
 				       const struct kernel_param *kp)
 {
-	if (sysfs_streq(val, "fair"))
-		tern_sched_default_mode = TERN_POLICY_FAIR;
-	else if (sysfs_streq(val, "fifo"))
-		tern_sched_default_mode = TERN_POLICY_FIFO;
-	else
-		return -EINVAL;
+	int mode = tern_sched_mode_parse(val);
+
+	if (mode < 0)
+		return mode;
+	tern_sched_default_mode = mode;
 	return 0;
 }
 
@@ -118,7 +135,7 @@ static const struct kernel_param_ops tern_sched_policy_param_ops = {
 
 module_param_cb(sched_policy, &tern_sched_policy_param_ops, NULL, 0444);
 MODULE_PARM_DESC(sched_policy,
-		 "Scheduling policy: fair (priorities, fair share, preemption; default) or fifo (first come, first served, no preemption)");
+		 "Scheduling policy: fair (priorities, fair share, preemption; default), fifo (first come, first served, no preemption) or drmfair (a model of drm_sched's FAIR policy: virtual time aged by priority, no preemption)");
 
 static unsigned int quantum_us = 10000;
 module_param(quantum_us, uint, 0444);
@@ -134,11 +151,13 @@ MODULE_PARM_DESC(starve_ms,
  * tern_sched_mode_name() - name of a scheduling policy
  * @mode: &enum tern_policy_mode
  *
- * Return: "fair" or "fifo".
+ * Return: "fair", "fifo" or "drmfair"; "fair" for a value out of range.
  */
 const char *tern_sched_mode_name(int mode)
 {
-	return mode == TERN_POLICY_FIFO ? "fifo" : "fair";
+	if (mode < 0 || mode >= ARRAY_SIZE(tern_sched_mode_names))
+		return "fair";
+	return tern_sched_mode_names[mode];
 }
 
 /**

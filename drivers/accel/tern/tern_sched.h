@@ -284,6 +284,7 @@ struct tern_sched {
 };
 
 const char *tern_sched_mode_name(int mode);
+int tern_sched_mode_parse(const char *name);
 void tern_sched_default_params(struct tern_sched_params *params);
 void tern_sched_get_params(struct tern_sched *sched,
 			   struct tern_sched_params *params);

@@ -493,7 +493,8 @@ enum drm_tern_priority {
  *	proportion to their weights (a context of weight 2 gets twice the
  *	time of one of weight 1).  0 picks %DRM_TERN_WEIGHT_DEFAULT; at most
  *	%DRM_TERN_WEIGHT_MAX; above %DRM_TERN_WEIGHT_DEFAULT needs
- *	CAP_SYS_NICE.  Ignored by the ``fifo`` scheduling policy.
+ *	CAP_SYS_NICE.  Ignored by the ``fifo`` and ``drmfair`` scheduling
+ *	policies.
  * @pad: must be 0
  *
  * Errors: -EINVAL unknown flags, priority, engine class, timeout or weight

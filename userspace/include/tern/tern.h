@@ -206,8 +206,8 @@ enum tern_priority {
  *	priority on the engine: contexts with work waiting get device time in
  *	proportion to their weights (weight 2 gets twice the time of weight
  *	1).  0 for TERN_WEIGHT_DEFAULT, at most TERN_WEIGHT_MAX; above
- *	TERN_WEIGHT_DEFAULT needs CAP_SYS_NICE.  The driver's ``fifo``
- *	scheduling policy ignores it.
+ *	TERN_WEIGHT_DEFAULT needs CAP_SYS_NICE.  The driver's ``fifo`` and
+ *	``drmfair`` scheduling policies ignore it.
  *
  * Passing NULL to tern_context_create() means NORMAL priority, COMPUTE,
  * default timeout, default weight.  Zero-initialise the structure so that

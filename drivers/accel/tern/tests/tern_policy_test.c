@@ -272,9 +272,9 @@ static void tern_policy_fair_weights(struct kunit *test)
 }
 
 /* A context idle for 100 ms gets its share when it wakes, not 100 ms. */
-static void tern_policy_sleeper_no_credit(struct kunit *test)
+static void sleeper_gets_half(struct kunit *test, enum tern_policy_mode mode)
 {
-	struct fake_engine *eng = fake_engine(test, TERN_POLICY_FAIR);
+	struct fake_engine *eng = fake_engine(test, mode);
 	struct fake_ctx *a = fake_ctx(eng, 1, TERN_POLICY_WEIGHT_SCALE, 500 * US, true);
 	struct fake_ctx *b = fake_ctx(eng, 1, TERN_POLICY_WEIGHT_SCALE, 500 * US, true);
 	u64 a0, b0;
@@ -293,6 +293,11 @@ static void tern_policy_sleeper_no_credit(struct kunit *test)
 			      "a ran %llu ns of 20 ms", a->e.run_ns - a0);
 	KUNIT_EXPECT_TRUE_MSG(test, within(b->e.run_ns - b0, 10 * MS, 15),
 			      "b ran %llu ns of 20 ms", b->e.run_ns - b0);
+}
+
+static void tern_policy_sleeper_no_credit(struct kunit *test)
+{
+	sleeper_gets_half(test, TERN_POLICY_FAIR);
 }
 
 static void tern_policy_quantum(struct kunit *test)
@@ -778,6 +783,242 @@ static void tern_policy_reasons(struct kunit *test)
 							 NULL), TERN_POLICY_REASON_NONE);
 }
 
+/*
+ * drmfair: virtual time as charged, shifted by class, orders the picks,
+ * one job late: a context's key takes the time charged at its next pick
+ * that leaves it a job, so each context's second job follows its first.
+ */
+static void tern_policy_drmfair_order(struct kunit *test)
+{
+	struct fake_engine *eng = fake_engine(test, TERN_POLICY_DRMFAIR);
+	struct fake_ctx *c[5];
+	/* NORMAL a, b, c; HIGH h; LOW d: job r of context i has id 10 r + i */
+	static const unsigned int prio[] = { 1, 1, 1, 2, 0 };
+	static const u64 charge[] = { 3 * MS, 1 * MS, 2 * MS, 10 * MS, MS / 2 };
+	/*
+	 * h before the NORMAL ones, d after them (placement); h2 while h's
+	 * key waits for its first run; a2 after c1 (a's key too), d2 after
+	 * d1; then by the time charged: b 16, c 32, h 40, a 48, d 64 ms
+	 */
+	static const unsigned int want[] = { 3, 13, 0, 1, 2, 10, 11, 12, 4, 14,
+					     21, 22, 23, 20, 24 };
+	bool charged[5] = { false };
+	struct fake_job *job;
+	unsigned int i, r;
+
+	for (i = 0; i < ARRAY_SIZE(prio); i++)
+		c[i] = fake_ctx(eng, prio[i], TERN_POLICY_WEIGHT_SCALE, MS, false);
+	for (r = 0; r < 3; r++)
+		for (i = 0; i < ARRAY_SIZE(prio); i++)
+			fake_submit(eng, c[i], 10 * r + i);
+	/* each context's first job is charged as soon as it is picked */
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		job = fake_pick(eng);
+		KUNIT_ASSERT_NOT_NULL(test, job);
+		KUNIT_EXPECT_EQ_MSG(test, job->id, want[i], "pick %u", i);
+		KUNIT_EXPECT_EQ(test, eng->p.last_pick, TERN_POLICY_REASON_DRMFAIR);
+		if (!charged[job->ctx])
+			tern_policy_charge(&eng->p, &c[job->ctx]->e, charge[job->ctx]);
+		charged[job->ctx] = true;
+	}
+	KUNIT_EXPECT_NULL(test, fake_pick(eng));
+}
+
+/*
+ * drmfair: under sustained load of every class, device time goes as
+ * 32 : 8 : 1 (HIGH : NORMAL : LOW), whatever the jobs' lengths; nothing
+ * starves and nothing is preempted.
+ */
+static void tern_policy_drmfair_aging(struct kunit *test)
+{
+	static const u64 len[] = { 1 * MS, 300 * US, 700 * US };
+	static const u64 share[] = { 1, 8, 32 };
+	struct fake_engine *eng = fake_engine(test, TERN_POLICY_DRMFAIR);
+	struct fake_ctx *c[ARRAY_SIZE(len)];
+	unsigned int i;
+	u64 total = 0;
+
+	for (i = 0; i < ARRAY_SIZE(len); i++) {
+		c[i] = fake_ctx(eng, i, TERN_POLICY_WEIGHT_SCALE, len[i], true);
+		fake_submit(eng, c[i], i);
+		fake_submit(eng, c[i], i);
+		fake_submit(eng, c[i], i);
+	}
+	fake_run(eng, 2000 * MS);
+
+	for (i = 0; i < ARRAY_SIZE(len); i++)
+		total += c[i]->e.run_ns;
+	for (i = 0; i < ARRAY_SIZE(len); i++)
+		KUNIT_EXPECT_TRUE_MSG(test,
+				      within(c[i]->e.run_ns, total * share[i] / 41, 10),
+				      "class %u: %llu ns of %llu", i,
+				      c[i]->e.run_ns, total);
+	KUNIT_EXPECT_EQ(test, eng->preemptions, 0);
+}
+
+/*
+ * drmfair: a context that becomes ready is placed at the head of the
+ * queue (its own virtual time is no credit), a higher class 1 us per
+ * class before the head, a lower one after it.  Time charged while the
+ * context has no ready job waits for a pick that leaves it more jobs.  A
+ * context idle for 100 ms gets half the engine when it wakes, not 100 ms.
+ */
+static void tern_policy_drmfair_placement(struct kunit *test)
+{
+	struct fake_engine *eng = fake_engine(test, TERN_POLICY_DRMFAIR);
+	struct fake_ctx *x = fake_ctx(eng, 1, TERN_POLICY_WEIGHT_SCALE, 500 * US, false);
+	struct fake_ctx *c = fake_ctx(eng, 1, TERN_POLICY_WEIGHT_SCALE, 500 * US, false);
+	struct fake_ctx *h = fake_ctx(eng, 2, TERN_POLICY_WEIGHT_SCALE, 500 * US, false);
+	struct fake_ctx *l = fake_ctx(eng, 0, TERN_POLICY_WEIGHT_SCALE, 500 * US, false);
+	struct fake_job *jx, *jh;
+
+	jx = fake_submit(eng, x, 1);
+	fake_submit(eng, x, 2);
+	fake_submit(eng, x, 3);
+	KUNIT_ASSERT_PTR_EQ(test, fake_pick(eng), jx);
+	tern_policy_charge(&eng->p, &x->e, MS);
+	KUNIT_EXPECT_EQ(test, x->e.dvtime, 0);
+	KUNIT_EXPECT_EQ(test, x->e.dpending, 16 * MS);
+	KUNIT_ASSERT_NOT_NULL(test, fake_pick(eng));
+	KUNIT_EXPECT_EQ(test, x->e.dvtime, 16 * MS);
+
+	/* never ran: at the head, not at 0 */
+	fake_submit(eng, c, 4);
+	KUNIT_EXPECT_EQ(test, c->e.dvtime, 16 * MS);
+	/* higher class: just before x; lower: just after h, the head now */
+	jh = fake_submit(eng, h, 5);
+	KUNIT_EXPECT_EQ(test, h->e.dvtime, 16 * MS - 1000);
+	fake_submit(eng, l, 6);
+	KUNIT_EXPECT_EQ(test, l->e.dvtime, 16 * MS - 1000 + 2000);
+
+	/* h runs alone: its 10 ms wait while it has no other job ready */
+	KUNIT_ASSERT_PTR_EQ(test, fake_pick(eng), jh);
+	KUNIT_EXPECT_FALSE(test, h->e.dplaced);
+	tern_policy_charge(&eng->p, &h->e, 10 * MS);
+	fake_submit(eng, h, 7);
+	KUNIT_EXPECT_EQ(test, h->e.dvtime, 16 * MS - 1000);
+	KUNIT_EXPECT_EQ(test, h->e.dpending, 40 * MS);
+	/* with a job left after the pick, the key takes them */
+	fake_submit(eng, h, 8);
+	KUNIT_ASSERT_NOT_NULL(test, fake_pick(eng));
+	KUNIT_EXPECT_EQ(test, h->e.dvtime, 56 * MS - 1000);
+	KUNIT_EXPECT_EQ(test, h->e.dpending, 0);
+
+	/* a sleeper does not catch up */
+	sleeper_gets_half(test, TERN_POLICY_DRMFAIR);
+}
+
+/*
+ * drmfair never preempts: a HIGH job waits for the LOW jobs already in
+ * both slots, however long they run; nothing is ever due.
+ */
+static void tern_policy_drmfair_no_preemption(struct kunit *test)
+{
+	struct fake_engine *eng = fake_engine(test, TERN_POLICY_DRMFAIR);
+	struct fake_ctx *lo = fake_ctx(eng, 0, TERN_POLICY_WEIGHT_SCALE, 50 * MS, false);
+	struct fake_ctx *no = fake_ctx(eng, 1, TERN_POLICY_WEIGHT_SCALE, 50 * MS, false);
+	struct fake_ctx *hi = fake_ctx(eng, 2, TERN_POLICY_WEIGHT_SCALE, MS, false);
+	static const unsigned int want[] = { 1, 2, 3, 4 };
+	struct fake_job *jl;
+	unsigned int i;
+
+	jl = fake_submit(eng, lo, 1);
+	fake_submit(eng, lo, 2);
+	fake_fill(eng);
+	KUNIT_EXPECT_NOT_NULL(test, eng->slot[1]);
+	fake_submit(eng, hi, 3);
+	fake_submit(eng, no, 4);
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_EQ(test, tern_policy_should_preempt(&eng->p, &jl->pj,
+								 i * 100 * QUANTUM,
+								 &eng->slot[1]->pj),
+				TERN_POLICY_REASON_NONE);
+		KUNIT_EXPECT_EQ(test, tern_policy_next_check(&eng->p, &jl->pj,
+							     i * 100 * QUANTUM,
+							     &eng->slot[1]->pj),
+				U64_MAX);
+	}
+	fake_run(eng, 500 * MS);
+
+	KUNIT_EXPECT_EQ(test, eng->preemptions, 0);
+	KUNIT_ASSERT_EQ(test, eng->nlog, ARRAY_SIZE(want));
+	for (i = 0; i < ARRAY_SIZE(want); i++)
+		KUNIT_EXPECT_EQ_MSG(test, eng->log[i], want[i], "completion %u", i);
+}
+
+/*
+ * drmfair: a context's jobs run in submission order, among other contexts
+ * and after a job is given back (the innocent PENDING job of a reset).
+ */
+static void tern_policy_drmfair_in_order(struct kunit *test)
+{
+	static const u64 len[] = { 300 * US, 2 * MS, 700 * US };
+	struct fake_engine *eng = fake_engine(test, TERN_POLICY_DRMFAIR);
+	struct fake_ctx *c[ARRAY_SIZE(len)];
+	unsigned int i, k, next[ARRAY_SIZE(len)];
+	struct fake_job *j1, *j2;
+
+	for (i = 0; i < ARRAY_SIZE(len); i++) {
+		c[i] = fake_ctx(eng, i, TERN_POLICY_WEIGHT_SCALE, len[i], false);
+		next[i] = 0;
+	}
+	/* job k of context i has id 10 * k + i */
+	for (k = 0; k < 4; k++)
+		for (i = 0; i < ARRAY_SIZE(len); i++)
+			fake_submit(eng, c[i], 10 * k + i);
+	/* the first two picks take the slots; a reset gives the second back */
+	j1 = fake_pick(eng);
+	j2 = fake_pick(eng);
+	KUNIT_ASSERT_NOT_NULL(test, j1);
+	KUNIT_ASSERT_NOT_NULL(test, j2);
+	tern_policy_charge(&eng->p, &c[j1->ctx]->e, len[j1->ctx]);
+	c[j1->ctx]->completed++;
+	eng->log[eng->nlog++] = j1->id;
+	tern_policy_requeue(&eng->p, NULL, &j2->pj);
+	fake_run(eng, 500 * MS);
+
+	KUNIT_EXPECT_EQ(test, eng->preemptions, 0);
+	KUNIT_ASSERT_EQ(test, eng->nlog, 4 * ARRAY_SIZE(len));
+	for (k = 0; k < eng->nlog; k++) {
+		unsigned int id = eng->log[k], ctx = id % 10;
+
+		KUNIT_EXPECT_EQ_MSG(test, id, 10 * next[ctx] + ctx,
+				    "completion %u: context %u", k, ctx);
+		next[ctx]++;
+	}
+}
+
+/*
+ * A switch from fair to drmfair with work queued applies at the next
+ * pick: contexts that became ready in fair mode are placed then, and the
+ * promise fair mode made does not hold a higher class back.
+ */
+static void tern_policy_drmfair_switch(struct kunit *test)
+{
+	struct fake_engine *eng = fake_engine(test, TERN_POLICY_FAIR);
+	struct fake_ctx *lo = fake_ctx(eng, 0, TERN_POLICY_WEIGHT_SCALE, MS, false);
+	struct fake_ctx *no = fake_ctx(eng, 1, TERN_POLICY_WEIGHT_SCALE, MS, false);
+	struct fake_ctx *hi = fake_ctx(eng, 2, TERN_POLICY_WEIGHT_SCALE, MS, false);
+	struct fake_job *jl, *jn, *jh;
+
+	jl = fake_submit(eng, lo, 1);
+	KUNIT_ASSERT_PTR_EQ(test, fake_pick(eng), jl);
+	jn = fake_submit(eng, no, 2);
+	KUNIT_ASSERT_PTR_EQ(test, fake_pick(eng), jn);
+	tern_policy_requeue(&eng->p, &jl->pj, &jn->pj);
+	KUNIT_EXPECT_PTR_EQ(test, eng->p.promised, &jn->pj);
+	jh = fake_submit(eng, hi, 3);
+
+	eng->p.mode = TERN_POLICY_DRMFAIR;
+	KUNIT_EXPECT_PTR_EQ(test, fake_pick(eng), jh);
+	KUNIT_EXPECT_EQ(test, eng->p.last_pick, TERN_POLICY_REASON_DRMFAIR);
+	KUNIT_EXPECT_NULL(test, eng->p.promised);
+	KUNIT_EXPECT_TRUE(test, lo->e.dplaced && no->e.dplaced);
+	KUNIT_EXPECT_PTR_EQ(test, fake_pick(eng), jn);
+	KUNIT_EXPECT_PTR_EQ(test, fake_pick(eng), jl);
+	KUNIT_EXPECT_NULL(test, fake_pick(eng));
+}
+
 static struct kunit_case tern_policy_cases[] = {
 	KUNIT_CASE(tern_policy_strict_priority),
 	KUNIT_CASE(tern_policy_fair_equal),
@@ -797,6 +1038,12 @@ static struct kunit_case tern_policy_cases[] = {
 	KUNIT_CASE(tern_policy_forgets_finished_jobs),
 	KUNIT_CASE(tern_policy_owed_keeps_turn),
 	KUNIT_CASE(tern_policy_reasons),
+	KUNIT_CASE(tern_policy_drmfair_order),
+	KUNIT_CASE(tern_policy_drmfair_aging),
+	KUNIT_CASE(tern_policy_drmfair_placement),
+	KUNIT_CASE(tern_policy_drmfair_no_preemption),
+	KUNIT_CASE(tern_policy_drmfair_in_order),
+	KUNIT_CASE(tern_policy_drmfair_switch),
 	{}
 };
 
