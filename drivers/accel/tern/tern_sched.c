@@ -601,7 +601,7 @@ static void tern_sched_check_preempt(struct tern_sched *s)
 
 	lockdep_assert_held(&s->lock);
 	if (!s->inflight || s->preempting || s->hang_suspect || s->stopped ||
-	    s->resetting || s->raw || s->policy.mode == TERN_POLICY_FIFO)
+	    s->resetting || s->raw || s->policy.mode != TERN_POLICY_FAIR)
 		return;
 
 	running = s->slot[s->order[0]];
