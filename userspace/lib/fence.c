@@ -9,7 +9,8 @@
  * sync_file exported from the syncobj (SYNC_IOC_FILE_INFO status).
  *
  * The syncobjs of freed fences are kept, up to TERN_SYNCOBJ_POOL_MAX per
- * device, for the next fences: a job's fence then costs no syncobj create
+ * device, for the next fences (not one whose handle tern_fence_syncobj()
+ * gave out: it is destroyed with its fence, as tern.h says): a job's fence then costs no syncobj create
  * and destroy calls.  Whatever gives a pooled syncobj to a new fence
  * replaces the fence it held (the submit's out-sync, an import, a
  * transfer); closing the device frees them with its file.
@@ -167,6 +168,12 @@ uint32_t tern_fence_seqno(const struct tern_fence *fence)
 
 uint32_t tern_fence_syncobj(const struct tern_fence *fence)
 {
+	/*
+	 * The caller may keep or export the handle: destroy it with the
+	 * fence rather than give it to another fence.  The object is the
+	 * library's (tern_fence is never const where it was made).
+	 */
+	((struct tern_fence *)fence)->exposed = true;
 	return fence->syncobj;
 }
 
@@ -215,6 +222,9 @@ void tern_fence_free(struct tern_fence *fence)
 {
 	if (!fence)
 		return;
-	tern_syncobj_put(fence->dev, fence->syncobj);
+	if (fence->exposed)
+		drmSyncobjDestroy(fence->dev->fd, fence->syncobj);
+	else
+		tern_syncobj_put(fence->dev, fence->syncobj);
 	free(fence);
 }

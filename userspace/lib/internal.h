@@ -10,6 +10,7 @@
 
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 
 #include "tern/tern.h"
 #include "va.h"
@@ -52,6 +53,7 @@ struct tern_fence {
 	struct tern_device *dev;
 	uint32_t syncobj;
 	uint32_t seqno;
+	bool exposed;			/* the caller has the handle: not pooled */
 };
 
 struct tern_timeline {

@@ -34,9 +34,14 @@
  */
 int tern_device_reset(struct tern_device *tdev)
 {
+	unsigned int i;
 	u32 status;
 	int ret;
 
+	/* the slots' registers read zero after the reset */
+	for (i = 0; i < tdev->engine_count; i++)
+		memset(tdev->engines[i].slot_regs_valid, 0,
+		       sizeof(tdev->engines[i].slot_regs_valid));
 	tern_write(tdev, TERN_REG_RESET, TERN_RESET_MAGIC);
 	ret = readl_poll_timeout(tdev->regs + TERN_REG_STATUS, status,
 				 status & TERN_STATUS_READY, 10,

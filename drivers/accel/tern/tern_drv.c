@@ -139,6 +139,7 @@ static int tern_open(struct drm_device *drm, struct drm_file *file)
 	}
 	kref_init(&tfile->usage->ref);
 	atomic64_set(&tfile->usage->cmd_bytes, 0);
+	atomic64_set(&tfile->usage->held_bytes, 0);
 
 	ret = tern_vm_create(tdev, &tfile->vm);
 	if (ret)

@@ -21,14 +21,20 @@ struct tern_device;
 struct tern_vm;
 
 /**
- * struct tern_file_usage - what the unfinished jobs of a file hold
- * @ref: held by the file and by each unfinished job, which may outlive it
- * @cmd_bytes: bytes of command-buffer copies (DMA memory) of those jobs,
- *	limited to TERN_MAX_QUEUED_BYTES_PER_FILE
+ * struct tern_file_usage - what the jobs of a file hold
+ * @ref: held by the file and by each job not yet freed, which may outlive it
+ * @cmd_bytes: bytes of command-buffer copies (DMA memory) of its unfinished
+ *	jobs, limited to TERN_MAX_QUEUED_BYTES_PER_FILE (the uAPI's
+ *	max_queued_bytes)
+ * @held_bytes: the same for its jobs not yet freed, finished ones included,
+ *	limited to TERN_MAX_HELD_BYTES_PER_FILE: finished jobs are freed from
+ *	a work item, which a file that submits as soon as its jobs finish
+ *	must not outrun without bound
  */
 struct tern_file_usage {
 	struct kref ref;
 	atomic64_t cmd_bytes;
+	atomic64_t held_bytes;
 };
 
 static inline void tern_file_usage_release(struct kref *ref)

@@ -115,6 +115,26 @@ static void tern_job_uncharge(struct tern_job *job)
 	}
 }
 
+/*
+ * Charge a new job's memory to the file's jobs not yet freed.  Over the
+ * bound, let the finished ones be freed first (a direct-path release may
+ * be waiting for the free work), then try once more.
+ */
+static bool tern_job_charge_held(struct tern_device *tdev,
+				 struct tern_file_usage *usage, u64 bytes)
+{
+	if (atomic64_add_return(bytes, &usage->held_bytes) <=
+	    TERN_MAX_HELD_BYTES_PER_FILE)
+		return true;
+	atomic64_sub(bytes, &usage->held_bytes);
+	flush_work(&tdev->free_work);
+	if (atomic64_add_return(bytes, &usage->held_bytes) <=
+	    TERN_MAX_HELD_BYTES_PER_FILE)
+		return true;
+	atomic64_sub(bytes, &usage->held_bytes);
+	return false;
+}
+
 static void tern_job_release(struct tern_job *job)
 {
 	struct tern_device *tdev = job->ctx->tdev;
@@ -135,8 +155,10 @@ static void tern_job_release(struct tern_job *job)
 		kfree(job->resume);
 	}
 	tern_job_uncharge(job);
-	if (job->usage)
+	if (job->usage) {
+		atomic64_sub(tern_job_charge(job), &job->usage->held_bytes);
 		tern_file_usage_put(job->usage);
+	}
 	if (job->hw.fence) {
 		if (job->hw.fence->ops)
 			dma_fence_put(job->hw.fence);
@@ -199,9 +221,13 @@ static void tern_job_signalled(struct dma_fence *fence, struct dma_fence_cb *cb)
 /* Hand the job to its engine's scheduler; it may be freed once there. */
 static void tern_job_push(struct tern_job *job)
 {
-	/* not signalled before it is pushed: the callback is always added */
-	WARN_ON_ONCE(dma_fence_add_callback(job->hw.fence, &job->signal_cb,
-					    tern_job_signalled));
+	if (dma_fence_add_callback(job->hw.fence, &job->signal_cb,
+				   tern_job_signalled)) {
+		/* only the scheduler signals it, once pushed; never lose it */
+		WARN_ON_ONCE(1);
+		tern_job_signalled(job->hw.fence, &job->signal_cb);
+		return;
+	}
 	tern_sched_push(job->ctx->sched, &job->hw);
 }
 
@@ -581,9 +607,14 @@ static struct tern_job *tern_job_create(struct tern_device *tdev,
 	atomic_inc(&tdev->live_jobs);
 
 	job->cmd_size = args->cmdbuf_size;
+	if (!tern_job_charge_held(tdev, tfile->usage, tern_job_charge(job))) {
+		ret = -EAGAIN;
+		goto err;
+	}
 	if (atomic64_add_return(tern_job_charge(job), &tfile->usage->cmd_bytes) >
 	    TERN_MAX_QUEUED_BYTES_PER_FILE) {
 		atomic64_sub(tern_job_charge(job), &tfile->usage->cmd_bytes);
+		atomic64_sub(tern_job_charge(job), &tfile->usage->held_bytes);
 		ret = -EAGAIN;
 		goto err;
 	}

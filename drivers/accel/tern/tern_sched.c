@@ -1141,8 +1141,14 @@ int tern_sched_raw_run(struct tern_sched *sched,
 out:
 	spin_lock_irqsave(&sched->lock, flags);
 	WRITE_ONCE(sched->raw, false);
-	/* the raw runs were not retired by the scheduler */
-	tern_sched_resync_busy(sched);
+	/*
+	 * Raw runs, which the scheduler does not retire, add to ENG_BUSY_NS;
+	 * once one was issued, the engine is idle here (drained, or reset).
+	 * Without one (a signal while the scheduler's jobs drained), they may
+	 * still be running and the count is right as it is.
+	 */
+	if (started)
+		tern_sched_resync_busy(sched);
 	tern_sched_event(sched);
 	spin_unlock_irqrestore(&sched->lock, flags);
 	return ret;

@@ -588,7 +588,11 @@ TERN_API int tern_fence_status(struct tern_fence *fence);
 /** tern_fence_seqno() - the job's number in its context (1, 2, ...). */
 TERN_API uint32_t tern_fence_seqno(const struct tern_fence *fence);
 
-/** tern_fence_syncobj() - the drm_syncobj handle holding the fence. */
+/**
+ * tern_fence_syncobj() - the drm_syncobj handle holding the fence
+ *
+ * The handle is valid until tern_fence_free(), which destroys it.
+ */
 TERN_API uint32_t tern_fence_syncobj(const struct tern_fence *fence);
 
 /**
