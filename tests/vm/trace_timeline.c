@@ -31,7 +31,7 @@ struct run {
 /* Run a shell command; its exit status, and its stdout and stderr in @out. */
 static int run(const char *cmd, char *out, size_t len)
 {
-	char full[256];
+	char full[1024];
 	size_t n = 0;
 	FILE *p;
 	int status;
@@ -234,8 +234,19 @@ int main(void)
 	}
 	tap_ok(f && !strcmp(out, "</svg>"), "the SVG is complete");
 
-	/* the whole device for a while: a job submitted meanwhile is in it */
-	ret = run("tern-trace -q -o /tmp/trace_timeline_t.json -t 3 & sleep 1; "
+	/*
+	 * The whole device for a while: a job submitted meanwhile is in it.
+	 * The job goes once tern-trace records (its tracefs instance with the
+	 * tern events enabled and tracing on): on the debug kernel getting
+	 * there takes more than a second.
+	 */
+	ret = run("tern-trace -q -o /tmp/trace_timeline_t.json -t 6 & i=0; "
+		  "while [ $i -lt 100 ]; do "
+		  "for d in /sys/kernel/tracing/instances/tern-trace-* "
+		  "/sys/kernel/debug/tracing/instances/tern-trace-*; do "
+		  "[ \"$(cat $d/events/tern/enable 2>/dev/null)\" = 1 ] && "
+		  "[ \"$(cat $d/tracing_on 2>/dev/null)\" = 1 ] && break 2; done; "
+		  "sleep 0.05; i=$((i + 1)); done; "
 		  "tern-saxpy -n 1000 >/dev/null; wait $!", out, sizeof(out));
 	f = fopen("/tmp/trace_timeline_t.json", "r");
 	nruns = 0;
@@ -247,7 +258,7 @@ int main(void)
 	if (f)
 		fclose(f);
 	tap_ok(ret == 0 && valid_end && nruns >= 1,
-	       "tern-trace -t 3 records another process's job (%u runs, exit %d)", nruns, ret);
+	       "tern-trace -t 6 records another process's job (%u runs, exit %d)", nruns, ret);
 	tap_done();
 	return tap_exit_status();
 }

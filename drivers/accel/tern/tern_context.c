@@ -143,7 +143,7 @@ static const struct tern_sched_ctx_ops tern_context_sched_ops = {
 	.preempted = tern_context_job_preempted,
 };
 
-static void tern_context_free(struct tern_context *ctx)
+static void tern_context_free(struct tern_context *ctx, bool deferred)
 {
 	struct tern_device *tdev = ctx->tdev;
 
@@ -152,6 +152,9 @@ static void tern_context_free(struct tern_context *ctx)
 	mutex_unlock(&tdev->contexts_lock);
 
 	tern_sched_ctx_fini(&ctx->sctx);
+	/* a PCI remove waits for these; the device is alive until the put */
+	if (deferred && atomic_dec_and_test(&tdev->releasing_contexts))
+		wake_up_all(&tdev->jobs_idle);
 	/* may be the last reference of the DRM device */
 	tern_vm_put(ctx->vm);
 	mutex_destroy(&ctx->submit_lock);
@@ -161,13 +164,14 @@ static void tern_context_free(struct tern_context *ctx)
 
 static void tern_context_release_work(struct work_struct *work)
 {
-	tern_context_free(container_of(work, struct tern_context, release_work));
+	tern_context_free(container_of(work, struct tern_context, release_work),
+			  true);
 }
 
 /* The handle held the last reference: free the context at once. */
 static void tern_context_release_now(struct kref *ref)
 {
-	tern_context_free(container_of(ref, struct tern_context, ref));
+	tern_context_free(container_of(ref, struct tern_context, ref), false);
 }
 
 /*
@@ -180,6 +184,7 @@ static void tern_context_release(struct kref *ref)
 {
 	struct tern_context *ctx = container_of(ref, struct tern_context, ref);
 
+	atomic_inc(&ctx->tdev->releasing_contexts);
 	INIT_WORK(&ctx->release_work, tern_context_release_work);
 	queue_work(system_unbound_wq, &ctx->release_work);
 }

@@ -64,7 +64,9 @@
  *	most TERN_RELEASE_DELAY_MAX_US), widening for tests the window
  *	between a job's fence and its release
  * @live_jobs: jobs submitted and not yet freed
- * @jobs_idle: woken when @live_jobs drops to zero
+ * @releasing_contexts: contexts whose last reference went with a job, being
+ *	freed from a work item
+ * @jobs_idle: woken when @live_jobs or @releasing_contexts drops to zero
  * @reset_lock: serialises engine resets against each other
  * @device_resets: count of engine resets, for debugfs
  * @sched_params_lock: serialises changes of the schedulers' tunables
@@ -104,6 +106,7 @@ struct tern_device {
 	struct work_struct free_work;
 	u32 release_delay_us;
 	atomic_t live_jobs;
+	atomic_t releasing_contexts;
 	wait_queue_head_t jobs_idle;
 	struct mutex reset_lock; /* serialises engine resets */
 	atomic_t device_resets;

@@ -274,6 +274,7 @@ static int tern_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	INIT_LIST_HEAD(&tdev->contexts);
 	spin_lock_init(&tdev->latch_lock);
 	atomic_set(&tdev->live_jobs, 0);
+	atomic_set(&tdev->releasing_contexts, 0);
 	init_llist_head(&tdev->free_jobs);
 	INIT_WORK(&tdev->free_work, tern_job_free_work);
 	init_waitqueue_head(&tdev->jobs_idle);
@@ -403,6 +404,16 @@ static void tern_remove(struct pci_dev *pdev)
 			 atomic_read(&tdev->live_jobs));
 	/* the free work may still be returning from the last release */
 	flush_work(&tdev->free_work);
+	/*
+	 * Contexts whose last reference went with a job are freed from a work
+	 * item: done before remove returns, their files' address spaces (and
+	 * so this device and its minor) go with the files' last close.
+	 */
+	if (!wait_event_timeout(tdev->jobs_idle,
+				!atomic_read(&tdev->releasing_contexts),
+				TERN_REMOVE_JOBS_TIMEOUT))
+		drm_warn(&tdev->drm, "%d contexts still being released\n",
+			 atomic_read(&tdev->releasing_contexts));
 	/* the page tables of address spaces that open files still hold */
 	tern_vm_unplug(tdev);
 	/* devcoredump snapshots still being formatted */
