@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <linux/sync_file.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "mem_test.h"
@@ -188,6 +189,77 @@ static inline bool ctx_idle(int fd, uint32_t ctx, int ms)
 		usleep(1000);
 	} while (now_ns() < end);
 	return false;
+}
+
+/*
+ * A normal compute context with a progress page (interface 1.2), on
+ * @engine (-1: where the driver puts it), mapped read-only at *@page (NULL:
+ * not mapped, the caller maps the offset).
+ */
+static inline int ctx_create_progress_on(int fd, int engine, uint32_t *handle,
+					 const struct drm_tern_progress **page,
+					 uint64_t *offset)
+{
+	struct drm_tern_context_create c = {
+		.flags = DRM_TERN_CONTEXT_CREATE_PROGRESS |
+			 (engine >= 0 ? DRM_TERN_CONTEXT_CREATE_ENGINE : 0),
+		.priority = DRM_TERN_PRIORITY_NORMAL,
+		.engine = engine >= 0 ? (uint32_t)engine : 0,
+	};
+	int ret = mem_ioctl(fd, DRM_IOCTL_TERN_CONTEXT_CREATE, &c);
+	void *p;
+
+	if (ret)
+		return ret;
+	*handle = c.handle;
+	if (offset)
+		*offset = c.progress_offset;
+	if (!page)
+		return 0;
+	p = mmap(NULL, DRM_TERN_PROGRESS_SIZE, PROT_READ, MAP_SHARED, fd,
+		 (off_t)c.progress_offset);
+	if (p == MAP_FAILED)
+		return -errno;
+	*page = p;
+	return 0;
+}
+
+static inline int ctx_create_progress(int fd, uint32_t *handle,
+				      const struct drm_tern_progress **page,
+				      uint64_t *offset)
+{
+	return ctx_create_progress_on(fd, -1, handle, page, offset);
+}
+
+/* DRM_IOCTL_TERN_WAIT for at most @ms: 0 (the job's outcome in *@error) or -errno. */
+static inline int job_wait(int fd, uint32_t ctx, uint32_t seqno, int ms,
+			   int *error)
+{
+	struct drm_tern_wait w = {
+		.context = ctx,
+		.seqno = seqno,
+		.timeout_ns = ms ? now_ns() + (int64_t)ms * 1000000 : 0,
+	};
+	int ret = ioctl(fd, DRM_IOCTL_TERN_WAIT, &w) ? -errno : 0;
+
+	if (error)
+		*error = w.error;
+	return ret;
+}
+
+/* Wait for a progress page to reach @seqno, at most @ms. */
+static inline bool page_reaches(const struct drm_tern_progress *page,
+				uint32_t seqno, int ms)
+{
+	int64_t end = now_ns() + (int64_t)ms * 1000000;
+
+	while ((int32_t)(seqno - __atomic_load_n(&page->completed,
+						  __ATOMIC_ACQUIRE)) > 0) {
+		if (now_ns() > end)
+			return false;
+		usleep(1000);
+	}
+	return true;
 }
 
 /* packet builders: append to @dw at *@n */

@@ -631,8 +631,10 @@ static void op_ctx_create(struct worker *w, struct file *f)
 	} else if (chance(w, 10)) {
 		c.engine = rnd(w);	/* not read without the flag */
 	}
+	if (chance(w, 30))
+		c.flags |= DRM_TERN_CONTEXT_CREATE_PROGRESS;
 	if (chance(w, 6)) {
-		c.flags = rnd(w) | 2;	/* an unknown flag */
+		c.flags = rnd(w) | 4;	/* an unknown flag */
 		ex(&e, EINVAL);
 		bad = true;
 	}
@@ -664,8 +666,10 @@ static void op_ctx_create(struct worker *w, struct file *f)
 	if (!ret) {
 		if (!w->child && (!c.handle || c.engine >= info.engine_count ||
 				  info.engine_class[c.engine] != c.engine_class ||
-				  (c.flags == DRM_TERN_CONTEXT_CREATE_ENGINE &&
-				   c.engine != asked))) {
+				  ((c.flags & DRM_TERN_CONTEXT_CREATE_ENGINE) &&
+				   c.engine != asked) ||
+				  !(c.flags & DRM_TERN_CONTEXT_CREATE_PROGRESS) !=
+				  !c.progress_offset)) {
 			ex_init(&e, "CONTEXT_CREATE handle/engine");
 			record(w, &e, -EPROTO);
 		}
@@ -687,6 +691,31 @@ static void op_ctx_destroy_state(struct worker *w, struct file *f)
 	enum ptr_kind k = pick_ptr(w, 8);
 	struct expect e;
 
+	if (chance(w, 25)) {
+		struct drm_tern_wait t = {
+			.context = h,
+			.seqno = chance(w, 80) ? below(w, 64) : rnd(w),
+		};
+
+		ex_init(&e, "WAIT");
+		if (chance(w, 8)) {
+			t.flags = rnd(w) | 1;
+			ex(&e, EINVAL);
+		}
+		if (!valid)
+			ex(&e, ENOENT);
+		/* a past deadline: only looks */
+		ex(&e, EINVAL);		/* seqno 0 or not submitted */
+		if (valid && !t.flags) {
+			ex(&e, OK);
+			ex(&e, ETIME);
+			ex(&e, ENODATA);
+		}
+		snprintf(e.detail, sizeof(e.detail), " (handle %#x, seqno %u)", h, t.seqno);
+		ret = arg_ioctl(w, fd_of(w, f), DRM_IOCTL_TERN_WAIT, &t, sizeof(t), k, &e);
+		record(w, &e, ret);
+		return;
+	}
 	if (chance(w, 60)) {
 		struct drm_tern_context_get_state s = { .handle = h };
 

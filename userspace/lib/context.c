@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <xf86drm.h>
 
 #include "internal.h"
 #include "tern_accel.h"
@@ -96,6 +97,9 @@ static int context_create(struct tern_device *dev, const struct tern_context_par
 		args.flags = DRM_TERN_CONTEXT_CREATE_ENGINE;
 		args.engine = (uint32_t)engine;
 	}
+	/* interface 1.2 has progress pages: fences then need no syscall to read */
+	if (dev->info.driver_version >= (1u << 16 | 2))
+		args.flags |= DRM_TERN_CONTEXT_CREATE_PROGRESS;
 	ret = tern_ioctl(dev, DRM_IOCTL_TERN_CONTEXT_CREATE, &args,
 			 TERN_IOC_CONTEXT_CREATE, "creating a context");
 	if (ret) {
@@ -116,6 +120,18 @@ static int context_create(struct tern_device *dev, const struct tern_context_par
 	ctx->handle = args.handle;
 	ctx->engine = args.engine;
 	ctx->engine_class = params->engine_class;
+	if (args.progress_offset) {
+		ret = tern_progress_map(dev, args.progress_offset, &ctx->progress);
+		if (ret) {
+			struct drm_tern_context_destroy d = { .handle = args.handle };
+
+			tern_seterr(ret, "creating a context: cannot map its progress page: %s",
+				    tern_strerror(ret));
+			drmIoctl(dev->fd, DRM_IOCTL_TERN_CONTEXT_DESTROY, &d);
+			free(ctx);
+			return ret;
+		}
+	}
 	*ctxp = ctx;
 	return 0;
 }
@@ -142,6 +158,7 @@ int tern_context_destroy(struct tern_context *ctx)
 	args.handle = ctx->handle;
 	ret = tern_ioctl(ctx->dev, DRM_IOCTL_TERN_CONTEXT_DESTROY, &args,
 			 TERN_IOC_CONTEXT_DESTROY, "destroying a context");
+	tern_progress_put(ctx->progress);
 	free(ctx);
 	return ret;
 }

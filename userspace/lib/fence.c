@@ -2,11 +2,15 @@
 /*
  * Copyright (c) 2026 The tern authors
  *
- * fence.c - fences: a job's completion, held in a binary drm_syncobj.
+ * fence.c - fences: a job's completion, held in a binary drm_syncobj and,
+ * for a job of a context with a progress page (interface 1.2), on that page.
  *
- * Waiting is drmSyncobjWait().  A syncobj does not tell whether its fence
- * signalled with an error, so the error of a finished job is read from a
- * sync_file exported from the syncobj (SYNC_IOC_FILE_INFO status).
+ * With a page, whether the job finished and how is read from memory
+ * (progress.c), and a wait that must sleep is one DRM_IOCTL_TERN_WAIT.
+ * Otherwise waiting is drmSyncobjWait(); a syncobj does not tell whether its
+ * fence signalled with an error, so the error of a finished job is then read
+ * from a sync_file exported from the syncobj (SYNC_IOC_FILE_INFO status).
+ * The syncobj stays: it is what other jobs and processes wait on.
  *
  * The syncobjs of freed fences are kept, up to TERN_SYNCOBJ_POOL_MAX per
  * device, for the next fences (not one whose handle tern_fence_syncobj()
@@ -27,12 +31,28 @@
 
 #include "internal.h"
 
-/* The error the job signalled with: 0, -EBUSY not finished, or negative. */
-static int fence_error(struct tern_fence *f)
+/* A finished job's outcome: 0, or its error with the thread's error set. */
+static int job_result(const struct tern_fence *f, int status)
+{
+	const char *msg;
+
+	if (!status)
+		return 0;
+	msg = tern_ioctl_errmsg(TERN_IOC_FENCE_WAIT, status);
+	return tern_seterr(status, "job %u: %s", f->seqno, msg ? msg : strerror(-status));
+}
+
+/*
+ * The status of the fence in the syncobj, from a sync_file exported from it:
+ * 0 signalled (*@status: 0 or its error), -EBUSY not signalled, or a
+ * negative errno with the thread's error set.
+ */
+static int syncobj_status(struct tern_fence *f, int *status)
 {
 	struct sync_file_info info = { 0 };
 	int fd, ret;
 
+	*status = 0;
 	if (drmSyncobjExportSyncFile(f->dev->fd, f->syncobj, &fd)) {
 		ret = -errno;
 		return tern_seterr(ret, "fence: cannot read the job's status: %s",
@@ -45,14 +65,11 @@ static int fence_error(struct tern_fence *f)
 	if (ret)
 		return tern_seterr(ret, "fence: cannot read the job's status: %s",
 				   strerror(-ret));
-	if (info.status == 1)
-		return 0;
 	if (info.status == 0)
 		return -EBUSY;
-	return tern_seterr(info.status, "job %u: %s", f->seqno,
-			   tern_ioctl_errmsg(TERN_IOC_FENCE_WAIT, info.status) ?
-			   tern_ioctl_errmsg(TERN_IOC_FENCE_WAIT, info.status) :
-			   strerror(-info.status));
+	if (info.status < 0)
+		*status = info.status;
+	return 0;
 }
 
 /* A binary syncobj for a new fence, from the pool or new: 0 or -errno. */
@@ -93,13 +110,12 @@ int64_t tern_abs_timeout(int64_t timeout_ns)
 	return timeout_ns > INT64_MAX - now ? INT64_MAX : now + timeout_ns;
 }
 
-static int wait_handles(struct tern_device *dev, uint32_t *handles, unsigned int n,
-			uint32_t flags, int64_t timeout_ns)
+static int wait_syncobj(struct tern_fence *f, int64_t deadline)
 {
 	int ret;
 
-	ret = drmSyncobjWait(dev->fd, handles, n, tern_abs_timeout(timeout_ns),
-			     flags | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL);
+	ret = drmSyncobjWait(f->dev->fd, &f->syncobj, 1, deadline,
+			     DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL);
 	if (ret == -ETIME)
 		return tern_seterr(-ETIME, "fence: %s",
 				   tern_ioctl_errmsg(TERN_IOC_FENCE_WAIT, ETIME));
@@ -111,54 +127,94 @@ static int wait_handles(struct tern_device *dev, uint32_t *handles, unsigned int
 	return 0;
 }
 
-int tern_fence_wait(struct tern_fence *fence, int64_t timeout_ns)
+/*
+ * Wait until the CLOCK_MONOTONIC @deadline for the job to finish: 0 with
+ * *@status its outcome (0 or its error), or a negative errno of the wait
+ * with the thread's error set.
+ *
+ * A fence of a context with a progress page is read from the page, with
+ * no system call when the job finished; DRM_IOCTL_TERN_WAIT sleeps
+ * otherwise.  The syncobj answers what the page cannot: the outcome of a
+ * job too many failures ago, or a job of a context destroyed since.
+ */
+static int fence_wait(struct tern_fence *f, int64_t deadline, int *status)
 {
 	int ret;
 
-	tern_clearerr();
-	ret = wait_handles(fence->dev, &fence->syncobj, 1, 0, timeout_ns);
+	if (f->progress) {
+		ret = tern_progress_outcome(f->progress, f->seqno, status);
+		if (ret == -EBUSY)
+			ret = tern_progress_wait(f->dev, f->context, f->seqno, deadline, status);
+		if (!ret)
+			return 0;
+		if (ret == -ETIME)
+			return tern_seterr(-ETIME, "fence: %s",
+					   tern_ioctl_errmsg(TERN_IOC_FENCE_WAIT, ETIME));
+	}
+	ret = wait_syncobj(f, deadline);
 	if (ret)
 		return ret;
-	return fence_error(fence);
+	return syncobj_status(f, status);
+}
+
+int tern_fence_wait(struct tern_fence *fence, int64_t timeout_ns)
+{
+	int ret, status;
+
+	tern_clearerr();
+	ret = fence_wait(fence, tern_abs_timeout(timeout_ns), &status);
+	if (ret)
+		return ret;
+	return job_result(fence, status);
 }
 
 int tern_fence_wait_all(struct tern_fence *const *fences, unsigned int count,
 			int64_t timeout_ns)
 {
-	uint32_t *handles;
+	int64_t deadline = tern_abs_timeout(timeout_ns);
+	struct tern_fence *failed = NULL;
+	int failed_status = 0;
 	unsigned int i;
-	int ret;
+	int ret, status;
 
 	tern_clearerr();
-	if (!count)
-		return 0;
 	for (i = 1; i < count; i++)
 		if (fences[i]->dev != fences[0]->dev)
 			return tern_seterr(-EINVAL, "fence: fence %u is of another open device", i);
-	handles = malloc(count * sizeof(*handles));
-	if (!handles)
-		return tern_seterr(-ENOMEM, "fence: out of memory");
-	for (i = 0; i < count; i++)
-		handles[i] = fences[i]->syncobj;
-	ret = wait_handles(fences[0]->dev, handles, count, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL,
-			   timeout_ns);
-	free(handles);
-	for (i = 0; !ret && i < count; i++)
-		ret = fence_error(fences[i]);
-	return ret;
+	/* one deadline for all: waiting for each in turn waits for all */
+	for (i = 0; i < count; i++) {
+		ret = fence_wait(fences[i], deadline, &status);
+		if (ret)
+			return ret;
+		if (status && !failed) {
+			failed = fences[i];
+			failed_status = status;
+		}
+	}
+	return failed ? job_result(failed, failed_status) : 0;
 }
 
 int tern_fence_status(struct tern_fence *fence)
 {
-	int ret;
+	int ret, status;
 
 	tern_clearerr();
+	if (fence->progress) {
+		ret = tern_progress_outcome(fence->progress, fence->seqno, &status);
+		if (ret == -EBUSY)
+			return -EBUSY;
+		if (!ret)
+			return job_result(fence, status);
+	}
 	ret = drmSyncobjWait(fence->dev->fd, &fence->syncobj, 1, 0, 0, NULL);
 	if (ret == -ETIME || ret == -EINVAL)	/* -EINVAL: no fence attached yet */
 		return -EBUSY;
 	if (ret)
 		return tern_seterr(ret, "fence: %s", strerror(-ret));
-	return fence_error(fence);
+	ret = syncobj_status(fence, &status);
+	if (ret)
+		return ret;
+	return job_result(fence, status);
 }
 
 uint32_t tern_fence_seqno(const struct tern_fence *fence)
@@ -226,5 +282,6 @@ void tern_fence_free(struct tern_fence *fence)
 		drmSyncobjDestroy(fence->dev->fd, fence->syncobj);
 	else
 		tern_syncobj_put(fence->dev, fence->syncobj);
+	tern_progress_put(fence->progress);
 	free(fence);
 }

@@ -10,6 +10,7 @@
 
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "tern/tern.h"
@@ -33,11 +34,20 @@ struct tern_device {
 	unsigned int syncobj_pooled;
 };
 
+struct drm_tern_progress;
+
+/* A mapped progress page, shared by a context and its fences. */
+struct tern_progress {
+	const struct drm_tern_progress *page;
+	atomic_uint refs;
+};
+
 struct tern_context {
 	struct tern_device *dev;
 	uint32_t handle;
 	uint32_t engine;
 	uint32_t engine_class;
+	struct tern_progress *progress;	/* NULL: the kernel has no progress pages */
 };
 
 struct tern_bo {
@@ -54,6 +64,8 @@ struct tern_fence {
 	uint32_t syncobj;
 	uint32_t seqno;
 	bool exposed;			/* the caller has the handle: not pooled */
+	uint32_t context;		/* the job's context handle, with @progress */
+	struct tern_progress *progress;	/* NULL: an imported fence, or no page */
 };
 
 struct tern_timeline {
@@ -121,6 +133,21 @@ struct tern_bo *tern_bo_lookup_locked(struct tern_device *dev, uint64_t va, uint
 int64_t tern_abs_timeout(int64_t timeout_ns);
 int tern_syncobj_get(struct tern_device *dev, uint32_t *handle);
 void tern_syncobj_put(struct tern_device *dev, uint32_t handle);
+
+/*
+ * progress.c: map a context's progress page (0 or -errno); references;
+ * the outcome of job @seqno from the page: 0 (*@error: 0 or the job's
+ * negative errno), -EBUSY not finished, -ENODATA not on the page any more;
+ * whether the context is gone and the page final; DRM_IOCTL_TERN_WAIT
+ * until the CLOCK_MONOTONIC @deadline_ns (0 or -errno of the ioctl).
+ */
+int tern_progress_map(struct tern_device *dev, uint64_t offset, struct tern_progress **progp);
+struct tern_progress *tern_progress_get(struct tern_progress *prog);
+void tern_progress_put(struct tern_progress *prog);
+int tern_progress_outcome(const struct tern_progress *prog, uint32_t seqno, int *error);
+bool tern_progress_closed(const struct tern_progress *prog);
+int tern_progress_wait(struct tern_device *dev, uint32_t context, uint32_t seqno,
+		       int64_t deadline_ns, int *error);
 
 struct drm_tern_sync;
 

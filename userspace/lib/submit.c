@@ -298,6 +298,8 @@ int tern_submit_deps(struct tern_context *ctx, const struct tern_cmdbuf *cb,
 	}
 	if (fence) {
 		fence->seqno = args.seqno;
+		fence->context = ctx->handle;
+		fence->progress = tern_progress_get(ctx->progress);
 		*fencep = fence;
 		fence = NULL;
 	}

@@ -6,9 +6,11 @@
 #include <linux/capability.h>
 #include <linux/dma-fence.h>
 #include <linux/err.h>
+#include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/nospec.h>
 #include <linux/slab.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 
 #include <drm/drm_drv.h>
@@ -20,6 +22,7 @@
 #include "tern_context.h"
 #include "tern_device.h"
 #include "tern_drv.h"
+#include "tern_gem.h"
 #include "tern_vm.h"
 
 /**
@@ -55,7 +58,8 @@
 #define TERN_DRM_SCHED_PRIORITY	DRM_SCHED_PRIORITY_NORMAL
 
 /* every flag of DRM_IOCTL_TERN_CONTEXT_CREATE that this version knows */
-#define TERN_CONTEXT_CREATE_FLAGS	DRM_TERN_CONTEXT_CREATE_ENGINE
+#define TERN_CONTEXT_CREATE_FLAGS	(DRM_TERN_CONTEXT_CREATE_ENGINE | \
+					 DRM_TERN_CONTEXT_CREATE_PROGRESS)
 
 static struct tern_context *sctx_to_ctx(struct tern_sched_ctx *sctx)
 {
@@ -90,6 +94,7 @@ static void tern_context_job_faulted(struct tern_sched_ctx *sctx,
 		ctx->fault_offset = TERN_FAULT_OFFSET(fault->info);
 		ctx->fault_addr = fault->addr;
 		ctx->fault_seqno = job->seqno;
+		tern_progress_set_state(&ctx->progress, ctx->state);
 	}
 	spin_unlock(&ctx->state_lock);
 }
@@ -106,6 +111,7 @@ static void tern_context_job_hung(struct tern_sched_ctx *sctx,
 		ctx->state = DRM_TERN_CONTEXT_BANNED;
 		ctx->reason = DRM_TERN_REASON_HANG;
 		ctx->fault_seqno = job->seqno;
+		tern_progress_set_state(&ctx->progress, ctx->state);
 	}
 	spin_unlock(&ctx->state_lock);
 }
@@ -120,6 +126,7 @@ static void tern_context_job_reset(struct tern_sched_ctx *sctx,
 	if (ctx->state == DRM_TERN_CONTEXT_ACTIVE) {
 		ctx->state = DRM_TERN_CONTEXT_RESET;
 		ctx->reason = DRM_TERN_REASON_INNOCENT_RESET;
+		tern_progress_set_state(&ctx->progress, ctx->state);
 	}
 	spin_unlock(&ctx->state_lock);
 }
@@ -135,13 +142,59 @@ static void tern_context_job_preempted(struct tern_sched_ctx *sctx,
 	spin_unlock(&ctx->state_lock);
 }
 
+static void tern_context_job_finished(struct tern_sched_ctx *sctx, u32 seqno,
+				      int error)
+{
+	tern_progress_finished(&sctx_to_ctx(sctx)->progress, seqno, error);
+}
+
 static const struct tern_sched_ctx_ops tern_context_sched_ops = {
 	.completed = tern_context_job_completed,
 	.faulted = tern_context_job_faulted,
 	.hung = tern_context_job_hung,
 	.reset = tern_context_job_reset,
 	.preempted = tern_context_job_preempted,
+	.finished = tern_context_job_finished,
 };
+
+/* The progress page of a new context, if it asked for one. */
+static int tern_context_progress_init(struct tern_context *ctx,
+				      struct drm_file *file, u64 *offset)
+{
+	struct tern_bo *bo;
+	void *page = NULL;
+
+	*offset = 0;
+	if (ctx->progress_file) {
+		bo = tern_bo_create_kernel(&ctx->tdev->drm, file,
+					   DRM_TERN_PROGRESS_SIZE, &page, offset);
+		if (IS_ERR(bo))
+			return PTR_ERR(bo);
+		ctx->progress_bo = bo;
+	}
+	tern_progress_init(&ctx->progress, page);
+	return 0;
+}
+
+/* The handle is gone: the file may no longer map the page. */
+static void tern_context_progress_revoke(struct tern_context *ctx)
+{
+	if (ctx->progress_file) {
+		tern_bo_revoke_file(ctx->progress_bo, ctx->progress_file);
+		ctx->progress_file = NULL;
+	}
+}
+
+/* No job of the context is left: the page is final. */
+static void tern_context_progress_fini(struct tern_context *ctx)
+{
+	void *page = ctx->progress.page;
+
+	tern_context_progress_revoke(ctx);
+	tern_progress_close(&ctx->progress);
+	if (ctx->progress_bo)
+		tern_bo_free_kernel(ctx->progress_bo, page);
+}
 
 static void tern_context_free(struct tern_context *ctx, bool deferred)
 {
@@ -152,6 +205,7 @@ static void tern_context_free(struct tern_context *ctx, bool deferred)
 	mutex_unlock(&tdev->contexts_lock);
 
 	tern_sched_ctx_fini(&ctx->sctx);
+	tern_context_progress_fini(ctx);
 	/* a PCI remove waits for these; the device is alive until the put */
 	if (deferred && atomic_dec_and_test(&tdev->releasing_contexts))
 		wake_up_all(&tdev->jobs_idle);
@@ -352,6 +406,14 @@ int tern_context_create_ioctl(struct drm_device *drm, void *data,
 	ctx->sctx.tag = atomic_inc_return(&tdev->next_ctx_tag);
 	ctx->sctx.timeout_ns = (u64)timeout_ms * NSEC_PER_MSEC;
 	ctx->fence_context = dma_fence_context_alloc(1);
+	if (args->flags & DRM_TERN_CONTEXT_CREATE_PROGRESS)
+		ctx->progress_file = file;
+	ret = tern_context_progress_init(ctx, file, &args->progress_offset);
+	if (ret) {
+		kfree(ctx);
+		module_put(THIS_MODULE);
+		goto out_uncount;
+	}
 	mutex_init(&ctx->submit_lock);
 	spin_lock_init(&ctx->state_lock);
 	atomic_set(&ctx->pending, 0);
@@ -395,6 +457,7 @@ out_unlock:
 	drm_sched_entity_destroy(&ctx->entity);
 	tern_sched_ctx_fini(&ctx->sctx);
 out_free:
+	tern_context_progress_fini(ctx);
 	mutex_destroy(&ctx->submit_lock);
 	kfree(ctx);
 	module_put(THIS_MODULE);
@@ -413,11 +476,17 @@ static void tern_context_close(struct tern_context *ctx)
 	ctx->closed = true;
 	mutex_unlock(&ctx->submit_lock);
 
+	tern_context_progress_revoke(ctx);
 	tern_sched_ctx_cancel(&ctx->sctx, -ECANCELED);
-	/* jobs still waiting for their in-fences reach run_job (and are
-	 * cancelled there) or are killed by drm_sched
+	/*
+	 * Not drm_sched_entity_destroy(): its flush waits, killable only,
+	 * until every job of the entity got past its in-fences, which may be
+	 * another context's job that waits for this very process.  The jobs
+	 * still in drm_sched are dropped at once; their fences signal -ESRCH,
+	 * each once its own in-fences did, and they still reach the
+	 * scheduler, which keeps the context's order (tern_job.c).
 	 */
-	drm_sched_entity_destroy(&ctx->entity);
+	drm_sched_entity_fini(&ctx->entity);
 	atomic_dec(&ctx->sched->ctx_count);
 	/*
 	 * In process context here: when no job holds the context any more,
@@ -528,6 +597,65 @@ int tern_context_get_state_ioctl(struct drm_device *drm, void *data,
 }
 
 /**
+ * tern_context_wait_ioctl() - DRM_IOCTL_TERN_WAIT
+ * @drm: the DRM device
+ * @data: struct drm_tern_wait
+ * @file: the DRM file
+ *
+ * Sleeps on the context's progress record, outside drm_dev_enter(): a PCI
+ * remove signals every job (-ENODEV), which ends the wait.
+ *
+ * Return: 0 or a negative errno, as documented in the uAPI.
+ */
+int tern_context_wait_ioctl(struct drm_device *drm, void *data,
+			    struct drm_file *file)
+{
+	struct drm_tern_wait *args = data;
+	struct tern_context *ctx;
+	unsigned long flags;
+	ktime_t timeout;
+	int ret, error, idx;
+
+	args->error = 0;
+	if (args->flags)
+		return -EINVAL;
+
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+	ctx = tern_context_lookup(to_tern_file(file), args->context);
+	drm_dev_exit(idx);
+	if (!ctx)
+		return -ENOENT;
+
+	/* a job submitted later has a seqno after the last one */
+	if (!args->seqno ||
+	    (s32)(args->seqno - READ_ONCE(ctx->next_seqno)) > 0) {
+		ret = -EINVAL;
+		goto out_put;
+	}
+	if (!tern_progress_done(&ctx->progress, args->seqno)) {
+		timeout = ktime_sub(ns_to_ktime(args->timeout_ns), ktime_get());
+		if (ktime_to_ns(timeout) <= 0) {
+			ret = -ETIME;
+			goto out_put;
+		}
+		ret = wait_event_interruptible_hrtimeout(ctx->progress.wq,
+							 tern_progress_done(&ctx->progress,
+									    args->seqno),
+							 timeout);
+		if (ret)
+			goto out_put;
+	}
+	spin_lock_irqsave(&ctx->sched->lock, flags);
+	ret = tern_progress_outcome(&ctx->progress.rec, args->seqno, &error);
+	spin_unlock_irqrestore(&ctx->sched->lock, flags);
+	args->error = error;
+out_put:
+	tern_context_put(ctx);
+	return ret;
+}
+
+/**
  * tern_context_busy_ns() - device time used by a file, per engine class
  * @tfile: the file
  * @busy_ns_per_class: array of DRM_TERN_ENGINE_CLASS_COPY + 1 entries,
@@ -578,10 +706,11 @@ void tern_context_debugfs_show(struct tern_device *tdev, struct drm_printer *p)
 			   ctx->sched->eng->id);
 		drm_printf(p, "prio %u weight %u timeout %ums: ", ctx->priority,
 			   ctx->weight, ctx->timeout_ms);
-		drm_printf(p, "%s reason %u, jobs %llu/%llu (pending %d), ",
+		drm_printf(p, "%s reason %u, jobs %llu/%llu (pending %d, in drm_sched %d, finished up to %u), ",
 			   tern_context_state_names[ctx->state], ctx->reason,
 			   ctx->jobs_completed, ctx->jobs_submitted,
-			   atomic_read(&ctx->pending));
+			   atomic_read(&ctx->pending), atomic_read(&ctx->sched_jobs),
+			   READ_ONCE(ctx->progress.rec.completed));
 		drm_printf(p, "busy %llu ns, resets %u, preemptions %llu",
 			   ctx->busy_ns, ctx->reset_count, ctx->preemptions);
 		if (ctx->state == DRM_TERN_CONTEXT_FAULTED)

@@ -13,12 +13,14 @@
 
 #include <drm/gpu_scheduler.h>
 
+#include "tern_progress.h"
 #include "tern_sched.h"
 
 struct drm_device;
 struct drm_file;
 struct drm_printer;
 struct tern_device;
+struct tern_bo;
 struct tern_file;
 struct tern_vm;
 
@@ -45,6 +47,11 @@ struct tern_vm;
  *	TERN_MAX_JOBS_PER_CONTEXT)
  * @sched_jobs: jobs pushed to drm_sched and not yet handed to the
  *	scheduler: while there are any, new jobs follow them through drm_sched
+ * @progress: what became of its jobs (DRM_IOCTL_TERN_WAIT, the progress
+ *	page)
+ * @progress_bo: with %DRM_TERN_CONTEXT_CREATE_PROGRESS, the progress page
+ * @progress_file: the file that may map @progress_bo, until the handle
+ *	goes
  * @link: in the device's list of contexts (debugfs)
  * @release_work: frees the context after the last reference
  * @state_lock: protects the fields below
@@ -80,6 +87,9 @@ struct tern_context {
 	u32 next_seqno;
 	atomic_t pending;
 	atomic_t sched_jobs;
+	struct tern_progress progress;
+	struct tern_bo *progress_bo;
+	struct drm_file *progress_file;
 	struct list_head link;
 	struct work_struct release_work;
 
@@ -110,5 +120,7 @@ int tern_context_destroy_ioctl(struct drm_device *drm, void *data,
 			       struct drm_file *file);
 int tern_context_get_state_ioctl(struct drm_device *drm, void *data,
 				 struct drm_file *file);
+int tern_context_wait_ioctl(struct drm_device *drm, void *data,
+			    struct drm_file *file);
 
 #endif /* __TERN_CONTEXT_H__ */

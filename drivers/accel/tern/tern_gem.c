@@ -4,6 +4,8 @@
  */
 
 #include <linux/err.h>
+#include <linux/iosys-map.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 
 #include <drm/drm_device.h>
@@ -66,6 +68,17 @@ static void tern_gem_free(struct drm_gem_object *obj)
 	drm_gem_shmem_object_free(obj);
 }
 
+/* A kernel-owned object the process reads only: no writable mapping, ever. */
+static int tern_gem_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
+{
+	if (to_tern_bo(obj)->cpu_read_only) {
+		if (vma->vm_flags & VM_WRITE)
+			return -EACCES;
+		vm_flags_clear(vma, VM_MAYWRITE);
+	}
+	return drm_gem_shmem_object_mmap(obj, vma);
+}
+
 static const struct drm_gem_object_funcs tern_gem_funcs = {
 	.free = tern_gem_free,
 	.print_info = drm_gem_shmem_object_print_info,
@@ -74,7 +87,7 @@ static const struct drm_gem_object_funcs tern_gem_funcs = {
 	.get_sg_table = drm_gem_shmem_object_get_sg_table,
 	.vmap = drm_gem_shmem_object_vmap,
 	.vunmap = drm_gem_shmem_object_vunmap,
-	.mmap = drm_gem_shmem_object_mmap,
+	.mmap = tern_gem_mmap,
 	.status = tern_gem_status,
 	.rss = tern_gem_rss,
 	.vm_ops = &drm_gem_shmem_vm_ops,
@@ -239,4 +252,82 @@ void tern_bo_unpin(struct tern_bo *bo)
 {
 	if (!bo->base.base.import_attach)
 		drm_gem_shmem_unpin(&bo->base);
+}
+
+/**
+ * tern_bo_create_kernel() - a kernel-owned BO that a file may map read-only
+ * @dev: the DRM device
+ * @file: the file allowed to map it
+ * @size: its size in bytes, a multiple of PAGE_SIZE
+ * @vaddr: out: the kernel mapping of its pages, which stay allocated and
+ *	pinned until tern_bo_free_kernel()
+ * @offset: out: the offset for mmap() on @file
+ *
+ * The BO has no handle: it cannot be shared, bound or closed by the
+ * process, only mapped for reading.  A mapping keeps the object alive after
+ * tern_bo_free_kernel().
+ *
+ * Return: the BO, or an ERR_PTR.
+ */
+struct tern_bo *tern_bo_create_kernel(struct drm_device *dev,
+				      struct drm_file *file, size_t size,
+				      void **vaddr, u64 *offset)
+{
+	struct drm_gem_shmem_object *shmem;
+	struct iosys_map map;
+	int ret;
+
+	shmem = drm_gem_shmem_create(dev, size);
+	if (IS_ERR(shmem))
+		return ERR_CAST(shmem);
+	to_tern_bo(&shmem->base)->cpu_read_only = true;
+	ret = drm_gem_vmap_unlocked(&shmem->base, &map);
+	if (ret)
+		goto err_put;
+	if (map.is_iomem) {	/* never for shmem pages */
+		ret = -EINVAL;
+		goto err_vunmap;
+	}
+	ret = drm_gem_create_mmap_offset(&shmem->base);
+	if (ret)
+		goto err_vunmap;
+	ret = drm_vma_node_allow(&shmem->base.vma_node, file);
+	if (ret)
+		goto err_vunmap;
+	*vaddr = map.vaddr;
+	*offset = drm_vma_node_offset_addr(&shmem->base.vma_node);
+	return to_tern_bo(&shmem->base);
+
+err_vunmap:
+	drm_gem_vunmap_unlocked(&shmem->base, &map);
+err_put:
+	drm_gem_object_put(&shmem->base);
+	return ERR_PTR(ret);
+}
+
+/**
+ * tern_bo_revoke_file() - a file may no longer map a kernel-owned BO
+ * @bo: the BO, from tern_bo_create_kernel()
+ * @file: the file given there
+ *
+ * Mappings made before stay.  Call it before @file is freed: the
+ * permission is recorded by the file's address.
+ */
+void tern_bo_revoke_file(struct tern_bo *bo, struct drm_file *file)
+{
+	drm_vma_node_revoke(&bo->base.base.vma_node, file);
+}
+
+/**
+ * tern_bo_free_kernel() - drop a kernel-owned BO
+ * @bo: the BO, from tern_bo_create_kernel()
+ * @vaddr: its kernel mapping
+ */
+void tern_bo_free_kernel(struct tern_bo *bo, void *vaddr)
+{
+	struct iosys_map map;
+
+	iosys_map_set_vaddr(&map, vaddr);
+	drm_gem_vunmap_unlocked(&bo->base.base, &map);
+	drm_gem_object_put(&bo->base.base);
 }

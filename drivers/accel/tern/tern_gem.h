@@ -19,11 +19,14 @@ struct sg_table;
  * @placement: enum drm_tern_bo_placement chosen at creation
  * @accounted: created by DRM_IOCTL_TERN_BO_CREATE and counted in
  *	&tern_device.bo_bytes until freed
+ * @cpu_read_only: the process may map it for reading only (a kernel-owned
+ *	object such as a progress page)
  */
 struct tern_bo {
 	struct drm_gem_shmem_object base;
 	u32 placement;
 	bool accounted;
+	bool cpu_read_only;
 };
 
 static inline struct tern_bo *to_tern_bo(struct drm_gem_object *obj)
@@ -42,5 +45,11 @@ int tern_bo_info_ioctl(struct drm_device *dev, void *data, struct drm_file *file
 
 struct sg_table *tern_bo_pin(struct tern_bo *bo);
 void tern_bo_unpin(struct tern_bo *bo);
+
+struct tern_bo *tern_bo_create_kernel(struct drm_device *dev,
+				      struct drm_file *file, size_t size,
+				      void **vaddr, u64 *offset);
+void tern_bo_revoke_file(struct tern_bo *bo, struct drm_file *file);
+void tern_bo_free_kernel(struct tern_bo *bo, void *vaddr);
 
 #endif /* __TERN_GEM_H__ */

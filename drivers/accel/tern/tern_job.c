@@ -228,6 +228,7 @@ static void tern_job_push(struct tern_job *job)
 		tern_job_signalled(job->hw.fence, &job->signal_cb);
 		return;
 	}
+	job->pushed = true;
 	tern_sched_push(job->ctx->sched, &job->hw);
 }
 
@@ -253,7 +254,26 @@ static struct dma_fence *tern_job_run(struct drm_sched_job *sched_job)
 
 static void tern_job_free(struct drm_sched_job *sched_job)
 {
-	tern_job_release(to_tern_job(sched_job));
+	struct tern_job *job = to_tern_job(sched_job);
+
+	if (job->pushed) {
+		tern_job_release(job);
+		return;
+	}
+	/*
+	 * drm_sched dropped the job without running it: its context was
+	 * destroyed while the job waited for its in-fences, and its finished
+	 * fence signalled -ESRCH.  drm_sched is done with the job; it still
+	 * goes to the scheduler, which signals its hardware fence with the
+	 * same error after the context's earlier jobs (the progress record
+	 * reaches it in order) and frees it like a direct-path job.
+	 */
+	job->hw.error = job->base.s_fence->finished.error ?: -ECANCELED;
+	drm_sched_job_cleanup(&job->base);
+	job->scheduled = false;
+	tern_job_put_deps(job);
+	tern_job_push(job);
+	atomic_dec(&job->ctx->sched_jobs);
 }
 
 /**

@@ -240,20 +240,26 @@ static void tern_sched_signal(struct tern_sched *s, struct tern_sched_job *job,
 			      int error)
 {
 	struct dma_fence *fence = dma_fence_get(job->fence);
+	struct tern_sched_ctx *ctx = job->ctx;
+	u32 seqno = job->seqno;
 
 	lockdep_assert_held(&s->lock);
 	tern_policy_forget(&s->policy, &job->pjob);
 	/*
 	 * The fence's own lock nests inside the scheduler's.  Its callbacks
 	 * may free the job (and drop the job's reference to the fence) on
-	 * another CPU before dma_fence_signal() returns: @fence is ours.
+	 * another CPU before dma_fence_signal() returns: @fence is ours, and
+	 * so is @ctx, which is freed only after tern_sched_ctx_fini() took
+	 * our lock.
 	 */
 	if (error)
 		dma_fence_set_error(fence, error);
 	/* before the signal: once signalled, the job may be freed at once */
-	trace_tern_job_signal(s->eng->id, job->ctx->tag, job->seqno, error);
+	trace_tern_job_signal(s->eng->id, ctx->tag, seqno, error);
 	dma_fence_signal(fence);
 	dma_fence_put(fence);
+	/* after the signal and its callbacks: the job no longer counts */
+	ctx->ops->finished(ctx, seqno, error);
 }
 
 static struct tern_sched_job *to_sched_job(struct tern_policy_job *pjob)
@@ -1360,13 +1366,18 @@ void tern_sched_debugfs_show_queue(struct tern_sched *sched,
 		total += e->run_ns;
 	list_for_each_entry(e, &sched->policy.entities, link) {
 		struct tern_sched_ctx *ctx = to_sched_ctx(e);
+		struct tern_sched_job *job;
+		unsigned int held = 0;
 
+		list_for_each_entry(job, &ctx->cancelled, pjob.link)
+			held++;
 		drm_printf(p, "  ctx %u prio %u weight %u queued %u vtime %llu",
 			   ctx->tag, e->prio, e->weight / TERN_POLICY_WEIGHT_SCALE,
 			   e->queued, e->vtime);
-		drm_printf(p, " run_ns %llu share_permille %llu%s\n", e->run_ns,
+		drm_printf(p, " run_ns %llu share_permille %llu in_slots %u held %u%s\n",
+			   e->run_ns,
 			   total ? div64_u64(e->run_ns * 1000, total) : 0,
-			   ctx->cancel_error ? " cancelled" : "");
+			   ctx->in_slots, held, ctx->cancel_error ? " cancelled" : "");
 	}
 	spin_unlock_irqrestore(&sched->lock, flags);
 }

@@ -35,6 +35,9 @@ struct tern_sched_job;
  *	from the start)
  * @preempted: a running job of the context was preempted after @run_ns of
  *	device time; it resumes later where it stopped
+ * @finished: the fence of the context's job @seqno signalled, with @error
+ *	(0 if it completed); the job itself may be gone already.  Called in
+ *	seqno order.
  *
  * All are called with the scheduler's lock held and interrupts off: they may
  * only update counters and spinlock-protected state.
@@ -48,6 +51,7 @@ struct tern_sched_ctx_ops {
 	void (*reset)(struct tern_sched_ctx *sctx, struct tern_sched_job *job);
 	void (*preempted)(struct tern_sched_ctx *sctx, struct tern_sched_job *job,
 			  u64 run_ns);
+	void (*finished)(struct tern_sched_ctx *sctx, u32 seqno, int error);
 };
 
 /**

@@ -366,6 +366,7 @@ struct tern_pkt_phys_copy {
 #define DRM_TERN_CONTEXT_DESTROY	0x05
 #define DRM_TERN_CONTEXT_GET_STATE	0x06
 #define DRM_TERN_SUBMIT			0x07
+#define DRM_TERN_WAIT			0x08
 
 /** DRM_TERN_MAX_ENGINES - size of &drm_tern_get_info.engine_class */
 #define DRM_TERN_MAX_ENGINES		8
@@ -469,8 +470,16 @@ enum drm_tern_priority {
 #define DRM_TERN_CONTEXT_CREATE_ENGINE	(1u << 0)
 
 /**
+ * DRM_TERN_CONTEXT_CREATE_PROGRESS - &drm_tern_context_create.flags: give
+ * the context a progress page that the process can map
+ * (&drm_tern_context_create.progress_offset, struct drm_tern_progress)
+ */
+#define DRM_TERN_CONTEXT_CREATE_PROGRESS	(1u << 1)
+
+/**
  * struct drm_tern_context_create - DRM_IOCTL_TERN_CONTEXT_CREATE
- * @flags: in: 0, or %DRM_TERN_CONTEXT_CREATE_ENGINE
+ * @flags: in: 0, or %DRM_TERN_CONTEXT_CREATE_ENGINE and
+ *	%DRM_TERN_CONTEXT_CREATE_PROGRESS
  * @priority: in: enum drm_tern_priority
  * @engine_class: in: enum drm_tern_engine_class; the context runs on one
  *	engine of that class for its whole life: the one @engine names with
@@ -496,6 +505,12 @@ enum drm_tern_priority {
  *	CAP_SYS_NICE.  Ignored by the ``fifo`` and ``drmfair`` scheduling
  *	policies.
  * @pad: must be 0
+ * @progress_offset: out: with %DRM_TERN_CONTEXT_CREATE_PROGRESS, the offset
+ *	to pass to mmap() on the device file to map the context's progress
+ *	page (%DRM_TERN_PROGRESS_SIZE bytes, PROT_READ only, MAP_SHARED); else
+ *	0.  Added in interface version 1.2
+ *	(&drm_tern_get_info.driver_version) at the end of the struct: a program built
+ *	against an older header passes a shorter struct and never sees it.
  *
  * Errors: -EINVAL unknown flags, priority, engine class, timeout or weight
  * out of range, pad not 0, or with %DRM_TERN_CONTEXT_CREATE_ENGINE an
@@ -514,6 +529,7 @@ struct drm_tern_context_create {
 	__u32 engine;
 	__u32 weight;
 	__u32 pad;
+	__u64 progress_offset;
 };
 
 /* Weight of a context created with weight 0. */
@@ -527,8 +543,10 @@ struct drm_tern_context_create {
  * @pad: must be 0
  *
  * Jobs of the context that have not started are cancelled (their fences
- * signal with -ECANCELED); jobs already on the engine finish.  Closing the
- * file destroys all its contexts the same way.
+ * signal with -ECANCELED); jobs already on the engine finish.  A job that
+ * still waits for its in-fences is dropped: its fence signals -ESRCH once
+ * those signalled, in the context's order.  The ioctl does not wait for
+ * any of them.  Closing the file destroys all its contexts the same way.
  *
  * Errors: -EINVAL pad not 0; -ENOENT no such context.
  */
@@ -655,7 +673,8 @@ struct drm_tern_sync {
  * The fence of a job signals only after the device completed its buffer; it
  * carries an error if the job did not complete: -EIO it faulted, -ETIMEDOUT
  * it hung, -ECANCELED it was cancelled (the context was destroyed, faulted
- * or banned before the job started), -ENODEV the device went away.  A job
+ * or banned before the job started), -ESRCH its context was destroyed while
+ * it still waited for its @in_syncs, -ENODEV the device went away.  A job
  * one of whose @in_syncs signalled with an error does not run: its fence
  * signals with that error (after the context's earlier jobs, like any other),
  * and the context stays usable.  For a timeline point, the fence added at
@@ -700,6 +719,115 @@ struct drm_tern_submit {
 	__u32 pad;
 };
 
+/**
+ * DOC: tern progress pages
+ *
+ * A context created with %DRM_TERN_CONTEXT_CREATE_PROGRESS has a progress
+ * page: a struct drm_tern_progress that the kernel updates as the context's
+ * jobs finish, and that the process maps read-only (mmap() of
+ * &drm_tern_context_create.progress_offset).  It tells whether a job
+ * finished, and how, without a system call; DRM_IOCTL_TERN_WAIT sleeps
+ * until a job finished when it has not.  This is the progress fence of a
+ * hardware queue in the Windows driver model.
+ *
+ * The kernel writes a job's entry in @errors (if it failed), then
+ * @error_count, then @completed, each with release semantics, always after
+ * the job's fence signalled and the job stopped counting against the
+ * context's limits.  A reader finds the outcome of job S like this:
+ *
+ * 1. c = @completed (an acquire load).  If S is after c, (__s32)(S - c) > 0,
+ *    the job has not finished.
+ * 2. n = @error_count (acquire).  The failures n - k for k = 1 ..
+ *    min(n, %DRM_TERN_PROGRESS_ERRORS) are in @errors[(n - k) %
+ *    %DRM_TERN_PROGRESS_ERRORS], in increasing seqno order.  If S is among
+ *    them, the job failed with that error.  If it is not, and either n is at
+ *    most %DRM_TERN_PROGRESS_ERRORS or S is after the oldest kept failure,
+ *    the job completed.  Otherwise its outcome is no longer on the page:
+ *    ask DRM_IOCTL_TERN_WAIT, which keeps the same window (-ENODATA).
+ * 3. If @error_count changed by %DRM_TERN_PROGRESS_ERRORS or more while the
+ *    entries were read, start again.
+ *
+ * The page outlives the context while it is mapped: once the context is
+ * destroyed and its last job is gone, @flags gets
+ * %DRM_TERN_PROGRESS_CLOSED and the page no longer changes; jobs after
+ * @completed then never ran (their fences signalled -ECANCELED or -ESRCH).  The kernel
+ * keeps its own copy of all of this and never reads the page back.
+ */
+
+/** DRM_TERN_PROGRESS_SIZE - bytes to map of a progress page */
+#define DRM_TERN_PROGRESS_SIZE		4096u
+/** DRM_TERN_PROGRESS_ERRORS - failed jobs a progress page remembers */
+#define DRM_TERN_PROGRESS_ERRORS	128u
+/**
+ * DRM_TERN_PROGRESS_CLOSED - &drm_tern_progress.flags: the context is gone;
+ * the page does not change any more
+ */
+#define DRM_TERN_PROGRESS_CLOSED	(1u << 0)
+
+/**
+ * struct drm_tern_progress_error - a failed job on a progress page
+ * @seqno: the job (&drm_tern_submit.seqno)
+ * @error: the negative errno its fence signalled with (the errors of
+ *	&drm_tern_submit)
+ */
+struct drm_tern_progress_error {
+	__u32 seqno;
+	__s32 error;
+};
+
+/**
+ * struct drm_tern_progress - a context's progress page (read-only)
+ * @completed: seqno of the context's last finished job (0: none yet).
+ *	Jobs finish in seqno order, so every job up to it finished, and its
+ *	fence signalled.
+ * @error_count: jobs of the context that finished with an error
+ * @state: enum drm_tern_context_state, as DRM_IOCTL_TERN_CONTEXT_GET_STATE
+ *	reports it
+ * @flags: %DRM_TERN_PROGRESS_CLOSED
+ * @reserved: 0
+ * @errors: the last %DRM_TERN_PROGRESS_ERRORS failures: failure n
+ *	(counting from 0) is in @errors[n % %DRM_TERN_PROGRESS_ERRORS]
+ *
+ * See "DOC: tern progress pages" for how to read it.
+ */
+struct drm_tern_progress {
+	__u32 completed;
+	__u32 error_count;
+	__u32 state;
+	__u32 flags;
+	__u32 reserved[12];
+	struct drm_tern_progress_error errors[DRM_TERN_PROGRESS_ERRORS];
+};
+
+/**
+ * struct drm_tern_wait - DRM_IOCTL_TERN_WAIT: wait for a job to finish
+ * @context: in: the context
+ * @seqno: in: the job (&drm_tern_submit.seqno)
+ * @flags: in: must be 0
+ * @error: out: 0 if the job completed, else the negative errno its fence
+ *	signalled with (see &drm_tern_submit)
+ * @timeout_ns: in: absolute CLOCK_MONOTONIC time to give up at; a time
+ *	already past (0) only looks
+ *
+ * Returns once the job finished, with its outcome in @error.  Works on
+ * every context, with or without a progress page; the outcome of a job is
+ * kept as long as the page would show it (see "DOC: tern progress pages").
+ *
+ * Errors: -EINVAL flags not 0, @seqno 0 or of a job not submitted yet;
+ * -ENOENT no such context (a destroyed context's jobs are on its progress
+ * page, or in the fences of &drm_tern_submit.out_syncs); -ETIME the job did
+ * not finish by @timeout_ns; -ENODATA the job finished, but more than
+ * %DRM_TERN_PROGRESS_ERRORS later jobs failed since and its outcome is
+ * forgotten; -EINTR/-ERESTARTSYS a signal arrived; -ENODEV the device is gone.
+ */
+struct drm_tern_wait {
+	__u32 context;
+	__u32 seqno;
+	__u32 flags;
+	__s32 error;
+	__s64 timeout_ns;
+};
+
 #define DRM_IOCTL_TERN_GET_INFO \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_TERN_GET_INFO, struct drm_tern_get_info)
 #define DRM_IOCTL_TERN_CONTEXT_CREATE \
@@ -710,6 +838,8 @@ struct drm_tern_submit {
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_TERN_CONTEXT_GET_STATE, struct drm_tern_context_get_state)
 #define DRM_IOCTL_TERN_SUBMIT \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_TERN_SUBMIT, struct drm_tern_submit)
+#define DRM_IOCTL_TERN_WAIT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_TERN_WAIT, struct drm_tern_wait)
 
 /* ---- end of the driver core's ioctls ---- */
 

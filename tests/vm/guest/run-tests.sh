@@ -54,6 +54,16 @@ while read -r name limit; do
 	cd /tmp && timeout -s KILL "$limit" "/tern/tests/$name"
 	rc=$?
 	echo "TERN-TEST-END $name rc=$rc"
+	# killed at its time limit: show where the kernel holds its tasks
+	if [ "$rc" -eq 137 ]; then
+		echo w >/proc/sysrq-trigger 2>/dev/null
+		for t in /proc/[0-9]*/task/[0-9]*; do
+			[ "$(cat "$t/comm" 2>/dev/null)" = "$(echo "$name" | cut -c1-15)" ] ||
+				continue
+			echo "TERN-STUCK ${t#/proc/} $(cat "$t/wchan" 2>/dev/null)"
+			sed 's/^/TERN-STUCK   /' "$t/stack" 2>/dev/null
+		done
+	fi
 	leak_check "$name"
 	echo "TERN-DMESG-BEGIN $name"
 	dmesg -c
