@@ -126,11 +126,10 @@ if [ ! -f "$KHDR/.done" ]; then
 		dpkg -x "$deb" "$KHDR"
 	done
 	rm -rf "$KHDR/deb"
-	sed -i "s|/usr/src/linux-headers-${KREL%-amd64}-common|$KHDR/usr/src/linux-headers-${KREL%-amd64}-common|" \
-		"$KHDR/usr/src/linux-headers-$KREL/Makefile"
 	touch "$KHDR/.done"
 	changed=1
 fi
+point_headers_at_cache "$KREL" || die "cannot point $(kernel_headers "$KREL")/Makefile at the cache"
 
 # --- 3. linux-source-6.12 unpacked (KUnit, checkpatch.pl) ---------------------
 SRC_VER=$(dpkg-query -W -f='${Version}' linux-source-6.12)
