@@ -52,7 +52,7 @@ setup:
 qemu: setup
 	@$(S)/build-qemu.sh qemu
 
-## make module    build drivers/accel/tern against the installed headers (KDIR=...)
+## make module    build drivers/accel/tern against the 6.12 headers in the cache (KDIR=... for others)
 module:
 	@$(S)/build-module.sh
 

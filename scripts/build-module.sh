@@ -13,8 +13,12 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 KREL=${KREL:-$(kernel_release)}
-KDIR=${KDIR:-$(kernel_headers "$KREL")}
-[ -d "$KDIR" ] || die "no kernel headers in $KDIR: run 'make setup' or set KDIR"
+if [ -z "${KDIR:-}" ]; then
+	KDIR=$(kernel_headers "$KREL")
+	[ -d "$KDIR" ] || die "no kernel headers in $KDIR: run 'make setup' or set KDIR"
+	point_headers_at_cache "$KREL" || die "cannot point $KDIR/Makefile at the cache"
+fi
+[ -d "$KDIR" ] || die "no kernel headers in $KDIR"
 OUT=$TERN_TOP/build/module
 
 # mirror SRC_DIR DST_DIR: make DST hold SRC's files, copying changed ones only.

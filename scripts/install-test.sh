@@ -47,8 +47,10 @@ check "libtern.so.$LIBVER, its soname and dev links" \
 check "libtern.a" test -f "$L/libtern.a"
 check "the header tern/tern.h" test -f "$ROOT/usr/include/tern/tern.h"
 check "tern.pc names /usr" grep -qx 'prefix=/usr' "$L/pkgconfig/tern.pc"
-for t in tern-info tern-top tern-trace tern-demo tern-bench tern-saxpy tern-load; do
-	check "tool $t, and its man page (help2man)" \
+# every program userspace/Makefile builds: its tools, examples and the bench suite
+progs=$(sed -n 's/^\(TOOLS\|EXAMPLES\) *:= *//p' userspace/Makefile)
+for t in $progs tern-benchsuite; do
+	check "program $t, and its man page (help2man)" \
 		test -x "$ROOT/usr/bin/$t" -a -s "$ROOT/usr/share/man/man1/$t.1"
 done
 api=$(sed -n 's/^TERN_API [^(]*[ *]\(tern_[a-z0-9_]*\)(.*/\1/p' userspace/include/tern/tern.h)

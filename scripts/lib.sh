@@ -48,6 +48,21 @@ kernel_headers() {
 	echo "$TERN_CACHE/kernel/$1/headers/usr/src/linux-headers-$1"
 }
 
+# point_headers_at_cache RELEASE: the headers' Makefile is one line that
+# includes the -common tree's Makefile by absolute path (/usr/src/... as
+# packaged); make it name the -common tree of $TERN_CACHE, also when the
+# cache was moved or copied after make setup unpacked it.
+point_headers_at_cache() {
+	local hdr=$TERN_CACHE/kernel/$1/headers/usr/src
+	local mk=$hdr/linux-headers-$1/Makefile
+	local common=$hdr/linux-headers-${1%-amd64}-common/Makefile
+
+	[ -f "$mk" ] || return 0
+	grep -qxF "include $common" "$mk" && return 0
+	sed -i "s|^include .*/linux-headers-${1%-amd64}-common/Makefile\$|include $common|" "$mk"
+	grep -qxF "include $common" "$mk"
+}
+
 # Apt options for the project-local source list that holds trixie's deb-src.
 # Binary packages are never taken from it: it has no "deb" entry.
 apt_local_opts() {

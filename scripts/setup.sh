@@ -24,12 +24,12 @@ PKGS=(build-essential bc flex bison libelf-dev libssl-dev kmod cpio xz-utils gzi
       libfdt-dev qemu-system-data seabios ipxe-qemu valgrind perl file
       linux-source-6.12 libtracefs-dev libtraceevent-dev help2man dkms dwarves
       man-db)
-# setup.sh --print-packages: the list above, for the install test
+BACKPORT_PKGS=(meson python3-pycotap)
+# setup.sh --print-packages: the lists above, for the install test
 if [ "${1:-}" = --print-packages ]; then
-	printf '%s\n' "${PKGS[@]}"
+	printf '%s\n' "${PKGS[@]}" "${BACKPORT_PKGS[@]}"
 	exit 0
 fi
-BACKPORT_PKGS=(meson python3-pycotap)
 MIRROR=${TERN_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 BACKPORTS_LIST=/etc/apt/sources.list.d/tern-bookworm-backports.sources
 
@@ -126,11 +126,10 @@ if [ ! -f "$KHDR/.done" ]; then
 		dpkg -x "$deb" "$KHDR"
 	done
 	rm -rf "$KHDR/deb"
-	sed -i "s|/usr/src/linux-headers-${KREL%-amd64}-common|$KHDR/usr/src/linux-headers-${KREL%-amd64}-common|" \
-		"$KHDR/usr/src/linux-headers-$KREL/Makefile"
 	touch "$KHDR/.done"
 	changed=1
 fi
+point_headers_at_cache "$KREL" || die "cannot point $(kernel_headers "$KREL")/Makefile at the cache"
 
 # --- 3. linux-source-6.12 unpacked (KUnit, checkpatch.pl) ---------------------
 SRC_VER=$(dpkg-query -W -f='${Version}' linux-source-6.12)
