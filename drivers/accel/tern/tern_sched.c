@@ -353,6 +353,59 @@ static void tern_sched_requeue(struct tern_sched *s,
 	s->queued += !!preempted + !!cancelled;
 }
 
+/**
+ * struct tern_sched_unfinished - jobs one retire pass gives back
+ * @job: the jobs that left a slot PREEMPTED or CANCELLED and go back to
+ *	their queues, in doorbell order
+ * @preempted: whether each one ran (PREEMPTED) or never started (CANCELLED)
+ * @count: entries used
+ *
+ * Usually the RUNNING job of a preemption and the PENDING one behind it.
+ * But a submission fills a free slot without reading the other one's state
+ * (docs/scheduler.md 3.1), so the slot ahead of it may already be DONE with
+ * an outcome the work item has not seen yet: one pass can then find two
+ * PREEMPTED runs, or a CANCELLED one ahead of a PREEMPTED one.  Each of them
+ * must go back; a job dropped here would never signal.
+ */
+struct tern_sched_unfinished {
+	struct tern_sched_job *job[TERN_SLOTS_PER_ENGINE];
+	bool preempted[TERN_SLOTS_PER_ENGINE];
+	unsigned int count;
+};
+
+static void tern_sched_unfinished_add(struct tern_sched_unfinished *u,
+				      struct tern_sched_job *job,
+				      bool preempted)
+{
+	/* a pass retires at most the slots that were busy when it started */
+	if (WARN_ON_ONCE(u->count == TERN_SLOTS_PER_ENGINE))
+		return;
+	u->job[u->count] = job;
+	u->preempted[u->count] = preempted;
+	u->count++;
+}
+
+/*
+ * Requeue what a retire pass gave back: the earlier one stays ahead (both
+ * may belong to one context), a lone CANCELLED job keeps the promise it
+ * was picked with.
+ */
+static void tern_sched_requeue_unfinished(struct tern_sched *s,
+					  struct tern_sched_unfinished *u)
+{
+	switch (u->count) {
+	case 1:
+		if (u->preempted[0])
+			tern_sched_requeue(s, u->job[0], NULL);
+		else
+			tern_sched_requeue(s, NULL, u->job[0]);
+		break;
+	case 2:
+		tern_sched_requeue(s, u->job[0], u->job[1]);
+		break;
+	}
+}
+
 /*
  * The job in the first slot starts running (as far as the driver knows).
  * No register is read: @run_start_ns already holds ENG_BUSY_NS as of its
@@ -511,7 +564,7 @@ static void tern_sched_hang_cleared(struct tern_sched *s)
  */
 static bool tern_sched_retire(struct tern_sched *s, bool irq)
 {
-	struct tern_sched_job *preempted = NULL, *cancelled = NULL;
+	struct tern_sched_unfinished back = {};
 	struct tern_engine *eng = s->eng;
 	bool fault = false, all = true;
 
@@ -569,12 +622,12 @@ static bool tern_sched_retire(struct tern_sched *s, bool irq)
 			job->preemptions++;
 			ctx->ops->preempted(ctx, job, res.run_ns);
 			if (!tern_sched_hold_unfinished(s, job))
-				preempted = job;
+				tern_sched_unfinished_add(&back, job, true);
 			break;
 		case TERN_OUTCOME_CANCELLED:
 			/* not started: it runs later, in its order */
 			if (!tern_sched_hold_unfinished(s, job))
-				cancelled = job;
+				tern_sched_unfinished_add(&back, job, false);
 			break;
 		default:
 			drm_err_ratelimited(&s->tdev->drm,
@@ -588,8 +641,7 @@ static bool tern_sched_retire(struct tern_sched *s, bool irq)
 
 	if (fault)
 		tern_engine_clear_fault(eng);
-	if (preempted || cancelled)
-		tern_sched_requeue(s, preempted, cancelled);
+	tern_sched_requeue_unfinished(s, &back);
 	tern_sched_hang_cleared(s);
 	if (s->preempting && !s->inflight && !s->stopped && !s->resetting)
 		tern_sched_preempt_served(s);

@@ -1375,6 +1375,50 @@ static void test_preempt_inside_packet_and_resume(void)
     tern_shutdown(&t);
 }
 
+/*
+ * A request to an idle engine is served at once (docs/hardware.md 11.1):
+ * PREEMPT_DONE, and nothing outstanding that could stop a run the driver
+ * starts next.  The driver writes such requests whenever the run it meant
+ * to preempt ended just before; a slot rung right after must then run to
+ * its end, each of many times (the engine thread must not get the chance
+ * to apply the old request to the new run).
+ */
+static void test_preempt_idle_served_at_write(void)
+{
+    uint64_t root, rec;
+    unsigned i;
+    Tern t;
+    Cmd c;
+    Job j;
+
+    tern_boot(&t, "local-mem-size=16M");
+    root = as_new(&t);
+    as_map_buf(&t, root, VA_BASE, PAGE, true);
+    rec = t_alloc(&t, PAGE);
+    c_init(&c);
+    c_spin(&c, 200);                        /* preemptible inside */
+    c_write_imm(&c, VA_BASE, 1);
+    j = job_of(&t, &c, root, 7);
+    j.resume = rec;
+    for (i = 0; i < 50; i++) {
+        ew(&t, 0, TERN_ENG_IRQ_STATUS, ~0u);
+        ew(&t, 0, TERN_ENG_PREEMPT, 1);
+        /* served before the write completed, nothing left outstanding */
+        g_assert_cmphex(er(&t, 0, TERN_ENG_IRQ_STATUS) &
+                        TERN_ENG_IRQ_PREEMPT_DONE, ==,
+                        TERN_ENG_IRQ_PREEMPT_DONE);
+        g_assert_cmpuint(TERN_ENG_STATE(er(&t, 0, TERN_ENG_STATUS)), ==,
+                         TERN_ENG_STATE_IDLE);
+        j.seqno = 7 + i;
+        submit(&t, 0, 0, &j);
+        g_assert_cmpuint(wait_done(&t, 0, 0), ==, TERN_OUTCOME_COMPLETED);
+        ack(&t, 0, 0);
+    }
+    ew(&t, 0, TERN_ENG_IRQ_STATUS, ~0u);
+    c_free(&c);
+    tern_shutdown(&t);
+}
+
 static void test_preempt_spin_and_bad_resume(void)
 {
     uint64_t root, pa, rec, acc, elapsed;
@@ -2518,6 +2562,8 @@ int main(int argc, char **argv)
     qtest_add_func("/tern/faults/halt-until-cleared", test_fault_halts_engine);
     qtest_add_func("/tern/preempt/at-packet-boundary",
                    test_preempt_at_packet_boundary);
+    qtest_add_func("/tern/preempt/idle-served-at-write",
+                   test_preempt_idle_served_at_write);
     qtest_add_func("/tern/preempt/inside-packet-and-resume",
                    test_preempt_inside_packet_and_resume);
     qtest_add_func("/tern/preempt/spin-and-bad-resume",

@@ -797,6 +797,17 @@ static const char *tern_engine_write_locked(TernEngine *eng, hwaddr off,
             tern_engine_preempt_halted(eng);
             return NULL;
         }
+        if (eng->running < 0) {
+            /*
+             * Idle: served at once, before the write completes
+             * (docs/hardware.md 11.1).  Left for the engine thread, the
+             * request could still be outstanding when a DOORBELL starts
+             * a slot, and would preempt a run the driver programmed
+             * after it saw this request served.
+             */
+            tern_engine_raise(eng, TERN_ENG_IRQ_PREEMPT_DONE);
+            return NULL;
+        }
         eng->preempt_req = true;
         qemu_cond_broadcast(&eng->cond);
         return NULL;
