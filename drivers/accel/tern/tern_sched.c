@@ -548,13 +548,36 @@ static void tern_sched_retire_fault(struct tern_sched *s,
 	tern_sched_drain(s, ctx);
 }
 
+/*
+ * The suspicion is over without a reset, but the engine still serves the
+ * request written for it: from now on it is an ordinary outstanding
+ * request, so that nothing is programmed until it is served.  A job started
+ * meanwhile would be preempted by it unseen, or would run (and complete)
+ * ahead of a job of its own context that the request preempted.
+ */
+static void tern_sched_suspicion_over(struct tern_sched *s)
+{
+	struct tern_sched_job *head = s->inflight ? s->slot[s->order[0]] : NULL;
+
+	lockdep_assert_held(&s->lock);
+	s->hang_suspect = NULL;
+	if (!s->suspect_request)
+		return;
+	s->suspect_request = false;
+	s->preempting = true;
+	s->preempt_start_ns = ktime_get_ns();
+	s->preempt_ctx_tag = head ? head->ctx->tag : 0;
+	s->preempt_seqno = head ? head->seqno : 0;
+	s->preempt.requested++;
+}
+
 /* The hung job is gone or moved on: the suspicion is over. */
 static void tern_sched_hang_cleared(struct tern_sched *s)
 {
 	lockdep_assert_held(&s->lock);
 	if (s->hang_suspect &&
 	    (!s->inflight || s->slot[s->order[0]] != s->hang_suspect))
-		s->hang_suspect = NULL;
+		tern_sched_suspicion_over(s);
 }
 
 /*
@@ -778,6 +801,7 @@ static void tern_sched_cancel_all(struct tern_sched *s, int error)
 	s->queued = 0;
 	s->preempting = false;
 	s->hang_suspect = NULL;
+	s->suspect_request = false;
 }
 
 /*
@@ -794,8 +818,10 @@ static bool tern_sched_hang_confirmed(struct tern_sched *s,
 	lockdep_assert_held(&s->lock);
 	if (s->hang_suspect == head)
 		return true;
-	if (!s->preempting && !s->hang_suspect)
+	if (!s->preempting && !s->hang_suspect) {
 		tern_eng_write(s->eng, TERN_ENG_PREEMPT, 1);
+		s->suspect_request = true;
+	}
 	s->hang_suspect = head;
 	return false;
 }
@@ -827,6 +853,7 @@ static void tern_sched_recover(struct tern_sched *s)
 	/* the requests the hung engine did not serve are gone with the reset */
 	s->preempting = false;
 	s->hang_suspect = NULL;
+	s->suspect_request = false;
 	busy = tern_engine_busy_ns(eng);
 	ran = busy - s->run_start_ns;
 	/*
@@ -928,8 +955,8 @@ static void tern_sched_watchdog(struct work_struct *work)
 	 * Progress again: the request written for the suspicion preempts
 	 * the job at its next preemption point, as any other would.
 	 */
-	if (!stalled)
-		s->hang_suspect = NULL;
+	if (!stalled && s->hang_suspect)
+		tern_sched_suspicion_over(s);
 	if (stalled && tern_sched_hang_confirmed(s, head)) {
 		hang = true;
 		s->resetting = true;

@@ -234,6 +234,10 @@ void tern_sched_ctx_cancel(struct tern_sched_ctx *sctx, int error);
  *	preemption request was written so that it cannot start the PENDING
  *	job if it ends after all; nothing is programmed; the next watchdog
  *	tick resets the engine if the job is still there
+ * @suspect_request: the request of @hang_suspect was written by the
+ *	suspicion itself (no other was outstanding): if the suspicion ends
+ *	before a reset, it becomes an ordinary outstanding request
+ *	(@preempting), since the engine still serves it
  * @preempt_start_ns: ktime of the outstanding request
  * @preempt_irq_ns: ktime of the last PREEMPT_DONE interrupt
  * @preempt_ctx_tag: context of the job running at the request (for tracing)
@@ -273,6 +277,7 @@ struct tern_sched {
 
 	bool preempting;
 	struct tern_sched_job *hang_suspect;
+	bool suspect_request;
 	u64 preempt_start_ns;
 	u64 preempt_irq_ns;
 	u32 preempt_ctx_tag;
