@@ -706,10 +706,12 @@ void tern_context_debugfs_show(struct tern_device *tdev, struct drm_printer *p)
 			   ctx->sched->eng->id);
 		drm_printf(p, "prio %u weight %u timeout %ums: ", ctx->priority,
 			   ctx->weight, ctx->timeout_ms);
-		drm_printf(p, "%s reason %u, jobs %llu/%llu (pending %d, in drm_sched %d, finished up to %u), ",
+		drm_printf(p, "%s reason %u, jobs %llu/%llu (pending %d, ",
 			   tern_context_state_names[ctx->state], ctx->reason,
 			   ctx->jobs_completed, ctx->jobs_submitted,
-			   atomic_read(&ctx->pending), atomic_read(&ctx->sched_jobs),
+			   atomic_read(&ctx->pending));
+		drm_printf(p, "in drm_sched %d, finished up to %u), ",
+			   atomic_read(&ctx->sched_jobs),
 			   READ_ONCE(ctx->progress.rec.completed));
 		drm_printf(p, "busy %llu ns, resets %u, preemptions %llu",
 			   ctx->busy_ns, ctx->reset_count, ctx->preemptions);
