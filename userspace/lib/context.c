@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <xf86drm.h>
 
 #include "internal.h"
 #include "tern_accel.h"
@@ -120,18 +119,10 @@ static int context_create(struct tern_device *dev, const struct tern_context_par
 	ctx->handle = args.handle;
 	ctx->engine = args.engine;
 	ctx->engine_class = params->engine_class;
-	if (args.progress_offset) {
-		ret = tern_progress_map(dev, args.progress_offset, &ctx->progress);
-		if (ret) {
-			struct drm_tern_context_destroy d = { .handle = args.handle };
-
-			tern_seterr(ret, "creating a context: cannot map its progress page: %s",
-				    tern_strerror(ret));
-			drmIoctl(dev->fd, DRM_IOCTL_TERN_CONTEXT_DESTROY, &d);
-			free(ctx);
-			return ret;
-		}
-	}
+	/* without the page (mmap refused), fences use their syncobjs */
+	if (args.progress_offset &&
+	    tern_progress_map(dev, args.progress_offset, &ctx->progress))
+		ctx->progress = NULL;
 	*ctxp = ctx;
 	return 0;
 }
@@ -156,6 +147,7 @@ int tern_context_destroy(struct tern_context *ctx)
 	if (!ctx)
 		return 0;
 	args.handle = ctx->handle;
+	tern_progress_destroyed(ctx->progress);
 	ret = tern_ioctl(ctx->dev, DRM_IOCTL_TERN_CONTEXT_DESTROY, &args,
 			 TERN_IOC_CONTEXT_DESTROY, "destroying a context");
 	tern_progress_put(ctx->progress);

@@ -136,8 +136,6 @@ static const struct errmsg fence_msgs[] = {
 	{ EIO, "the job faulted" },
 	{ ETIMEDOUT, "the job hung (made no progress for the context's timeout)" },
 	{ ECANCELED, "the job was cancelled before it started" },
-	{ ESRCH, "the job was dropped: its context was destroyed while it waited for its "
-		 "dependencies" },
 	{ ENODEV, "the device is gone: the job did not finish" },
 	{ 0, NULL }
 };

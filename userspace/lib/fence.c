@@ -143,7 +143,7 @@ static int fence_wait(struct tern_fence *f, int64_t deadline, int *status)
 
 	if (f->progress) {
 		ret = tern_progress_outcome(f->progress, f->seqno, status);
-		if (ret == -EBUSY)
+		if (ret == -EBUSY && !atomic_load(&f->progress->destroyed))
 			ret = tern_progress_wait(f->dev, f->context, f->seqno, deadline, status);
 		if (!ret)
 			return 0;

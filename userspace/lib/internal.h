@@ -40,6 +40,7 @@ struct drm_tern_progress;
 struct tern_progress {
 	const struct drm_tern_progress *page;
 	atomic_uint refs;
+	atomic_bool destroyed;		/* the context's handle is gone */
 };
 
 struct tern_context {
@@ -146,6 +147,7 @@ struct tern_progress *tern_progress_get(struct tern_progress *prog);
 void tern_progress_put(struct tern_progress *prog);
 int tern_progress_outcome(const struct tern_progress *prog, uint32_t seqno, int *error);
 bool tern_progress_closed(const struct tern_progress *prog);
+void tern_progress_destroyed(struct tern_progress *prog);
 int tern_progress_wait(struct tern_device *dev, uint32_t context, uint32_t seqno,
 		       int64_t deadline_ns, int *error);
 

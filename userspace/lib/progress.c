@@ -38,6 +38,7 @@ int tern_progress_map(struct tern_device *dev, uint64_t offset, struct tern_prog
 	}
 	prog->page = page;
 	atomic_init(&prog->refs, 1);
+	atomic_init(&prog->destroyed, false);
 	*progp = prog;
 	return 0;
 }
@@ -86,8 +87,8 @@ static int outcome_once(const struct drm_tern_progress *p, uint32_t seqno, int *
 	if (seqno_after(seqno, load_acquire(&p->completed)))
 		return -EBUSY;
 	n = load_acquire(&p->error_count);
-	kept = n < DRM_TERN_PROGRESS_ERRORS ? n : DRM_TERN_PROGRESS_ERRORS;
-	if (n <= DRM_TERN_PROGRESS_ERRORS)
+	kept = n < DRM_TERN_PROGRESS_KEPT ? n : DRM_TERN_PROGRESS_KEPT;
+	if (n <= DRM_TERN_PROGRESS_KEPT)
 		ret = 0;
 	for (k = 1; k <= kept; k++) {
 		const struct drm_tern_progress_error *e =
@@ -107,7 +108,7 @@ static int outcome_once(const struct drm_tern_progress *p, uint32_t seqno, int *
 	/* failures written since may have reused the slots just read */
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	again = load_relaxed(&p->error_count) - n;
-	if (again && again + kept > DRM_TERN_PROGRESS_ERRORS)
+	if (again + kept >= DRM_TERN_PROGRESS_ERRORS)
 		return -EAGAIN;
 	return ret;
 }
@@ -119,6 +120,17 @@ int tern_progress_outcome(const struct tern_progress *prog, uint32_t seqno, int 
 	for (tries = 0; tries < 8 && ret == -EAGAIN; tries++)
 		ret = outcome_once(prog->page, seqno, error);
 	return ret == -EAGAIN ? -ENODATA : ret;
+}
+
+/*
+ * The context is destroyed: its handle may name another context, so its
+ * fences no longer ask DRM_IOCTL_TERN_WAIT (the kernel does not reuse
+ * handles soon, but this holds with any kernel).
+ */
+void tern_progress_destroyed(struct tern_progress *prog)
+{
+	if (prog)
+		atomic_store(&prog->destroyed, true);
 }
 
 bool tern_progress_closed(const struct tern_progress *prog)

@@ -204,6 +204,8 @@ static void tern_context_free(struct tern_context *ctx, bool deferred)
 	list_del(&ctx->link);
 	mutex_unlock(&tdev->contexts_lock);
 
+	/* no job is left: the entity is idle, nothing is killed */
+	drm_sched_entity_fini(&ctx->entity);
 	tern_sched_ctx_fini(&ctx->sctx);
 	tern_context_progress_fini(ctx);
 	/* a PCI remove waits for these; the device is alive until the put */
@@ -436,10 +438,12 @@ int tern_context_create_ioctl(struct drm_device *drm, void *data,
 	 * Not xa_limit_32b: erasing index 0 (a destroy of handle 0) marks it
 	 * free even in an XA_FLAGS_ALLOC1 array, and 0 is no valid handle.
 	 */
-	ret = xa_alloc(&tfile->contexts, &ctx->handle, ctx, XA_LIMIT(1, U32_MAX),
-		       GFP_KERNEL);
-	if (ret)
+	ret = xa_alloc_cyclic(&tfile->contexts, &ctx->handle, ctx,
+			      XA_LIMIT(1, U32_MAX), &tfile->next_context,
+			      GFP_KERNEL);
+	if (ret < 0)
 		goto out_unlock;
+	ret = 0;
 	tfile->context_count++;
 	ctx->vm = tern_vm_get(tfile->vm);
 	mutex_lock(&tdev->contexts_lock);
@@ -479,14 +483,13 @@ static void tern_context_close(struct tern_context *ctx)
 	tern_context_progress_revoke(ctx);
 	tern_sched_ctx_cancel(&ctx->sctx, -ECANCELED);
 	/*
-	 * Not drm_sched_entity_destroy(): its flush waits, killable only,
-	 * until every job of the entity got past its in-fences, which may be
-	 * another context's job that waits for this very process.  The jobs
-	 * still in drm_sched are dropped at once; their fences signal -ESRCH,
-	 * each once its own in-fences did, and they still reach the
-	 * scheduler, which keeps the context's order (tern_job.c).
+	 * The entity stays until the context is freed: its flush would wait,
+	 * killable only, until every job of it got past its in-fences, which
+	 * may be another context's job that waits for this very process, and
+	 * killing its jobs would let their fences signal out of order.  Jobs
+	 * still waiting for in-fences reach run_job once those signalled and
+	 * are cancelled there, in order, like the others.
 	 */
-	drm_sched_entity_fini(&ctx->entity);
 	atomic_dec(&ctx->sched->ctx_count);
 	/*
 	 * In process context here: when no job holds the context any more,
@@ -602,8 +605,10 @@ int tern_context_get_state_ioctl(struct drm_device *drm, void *data,
  * @data: struct drm_tern_wait
  * @file: the DRM file
  *
- * Sleeps on the context's progress record, outside drm_dev_enter(): a PCI
- * remove signals every job (-ENODEV), which ends the wait.
+ * Sleeps on the context's progress record, interruptibly and outside
+ * drm_dev_enter(): a PCI remove signals the jobs of the engines (-ENODEV),
+ * which ends the wait; a job that still waits for in-fences signals once
+ * those did.
  *
  * Return: 0 or a negative errno, as documented in the uAPI.
  */

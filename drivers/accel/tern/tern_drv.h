@@ -54,6 +54,9 @@ static inline void tern_file_usage_put(struct tern_file_usage *usage)
  * @contexts: context handle -> struct tern_context
  * @lock: serialises context creation, lookup and destruction of this file
  * @context_count: number of contexts in @contexts
+ * @next_context: where the search for the next context handle starts:
+ *	handles are not reused until they wrap, so that a (context, seqno)
+ *	pair of DRM_IOCTL_TERN_WAIT never names another context's job
  * @retired_busy_ns: device time of destroyed contexts, per engine class
  * @usage: memory held by the file's unfinished jobs
  * @client_id: drm_file client id, for fdinfo and drm_sched
@@ -64,6 +67,7 @@ struct tern_file {
 	struct xarray contexts;
 	struct mutex lock; /* protects @contexts and @context_count */
 	unsigned int context_count;
+	u32 next_context;
 	u64 retired_busy_ns[2];
 	struct tern_file_usage *usage;
 	u64 client_id;

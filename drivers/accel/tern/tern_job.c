@@ -228,7 +228,6 @@ static void tern_job_push(struct tern_job *job)
 		tern_job_signalled(job->hw.fence, &job->signal_cb);
 		return;
 	}
-	job->pushed = true;
 	tern_sched_push(job->ctx->sched, &job->hw);
 }
 
@@ -254,26 +253,7 @@ static struct dma_fence *tern_job_run(struct drm_sched_job *sched_job)
 
 static void tern_job_free(struct drm_sched_job *sched_job)
 {
-	struct tern_job *job = to_tern_job(sched_job);
-
-	if (job->pushed) {
-		tern_job_release(job);
-		return;
-	}
-	/*
-	 * drm_sched dropped the job without running it: its context was
-	 * destroyed while the job waited for its in-fences, and its finished
-	 * fence signalled -ESRCH.  drm_sched is done with the job; it still
-	 * goes to the scheduler, which signals its hardware fence with the
-	 * same error after the context's earlier jobs (the progress record
-	 * reaches it in order) and frees it like a direct-path job.
-	 */
-	job->hw.error = job->base.s_fence->finished.error ?: -ECANCELED;
-	drm_sched_job_cleanup(&job->base);
-	job->scheduled = false;
-	tern_job_put_deps(job);
-	tern_job_push(job);
-	atomic_dec(&job->ctx->sched_jobs);
+	tern_job_release(to_tern_job(sched_job));
 }
 
 /**
@@ -701,7 +681,9 @@ static void tern_job_arm(struct tern_job *job)
 	struct tern_context *ctx = job->ctx;
 
 	lockdep_assert_held(&ctx->submit_lock);
-	job->hw.seqno = ++ctx->next_seqno;
+	/* 0 means "none" on the progress record: skipped when it wraps */
+	WRITE_ONCE(ctx->next_seqno, ctx->next_seqno + 1 ?: 1);
+	job->hw.seqno = ctx->next_seqno;
 	tern_sched_fence_init(ctx->sched,
 			      container_of(job->hw.fence, struct tern_hw_fence, base),
 			      ctx->fence_context, job->hw.seqno);
@@ -780,8 +762,8 @@ int tern_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 
 	/*
 	 * The context's destruction takes the submit lock to mark it closed
-	 * before it kills the entity: a job is pushed before that, or not
-	 * at all.
+	 * before it cancels its jobs: a job is pushed before that, or not at
+	 * all.
 	 */
 	ret = mutex_lock_interruptible(&ctx->submit_lock);
 	if (ret)

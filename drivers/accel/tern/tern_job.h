@@ -41,8 +41,6 @@ struct tern_file_usage;
  * @scheduled: @base is initialised: the job waits for its in-fences in
  *	drm_sched, which hands it to the scheduler and frees it; otherwise it
  *	went to the scheduler from the submit ioctl, and @signal_cb frees it
- * @pushed: the job went to the engine's scheduler (tern_job_push()); a
- *	job that drm_sched drops without running it goes there from free_job
  * @signal_cb: on the hardware fence once the job is pushed to the
  *	scheduler: uncharges the job (@counted, @charged) when it signals
  * @free_node: in &tern_device.free_jobs once finished
@@ -64,7 +62,6 @@ struct tern_job {
 	struct dma_fence **deps;
 	u32 dep_count;
 	bool scheduled;
-	bool pushed;
 	struct dma_fence_cb signal_cb;
 	struct llist_node free_node;
 };

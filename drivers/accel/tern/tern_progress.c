@@ -17,7 +17,7 @@
  *
  * Every context keeps a record of what became of its jobs: the seqno of the
  * last one that finished, and the errors of the last
- * %DRM_TERN_PROGRESS_ERRORS that failed (struct drm_tern_progress).  The
+ * %DRM_TERN_PROGRESS_KEPT that failed (struct drm_tern_progress).  The
  * scheduler writes it right after each job's fence signalled, under its
  * lock, and the context's fences signal in seqno order, so the record says
  * for every job whether it finished and how, long after its fence is gone.
@@ -89,6 +89,12 @@ void tern_progress_finished(struct tern_progress *prog, u32 seqno, int error)
 	if (error) {
 		u32 i = rec->error_count % DRM_TERN_PROGRESS_ERRORS;
 
+		/*
+		 * The count that retires the failure this slot held reached
+		 * the page before the slot changes: a reader that sees the
+		 * old count knows the oldest slot is not to be read.
+		 */
+		smp_wmb();
 		rec->errors[i].seqno = seqno;
 		rec->errors[i].error = error;
 		/* the entry before the count that covers it */
@@ -157,7 +163,7 @@ int tern_progress_outcome(const struct drm_tern_progress *rec, u32 seqno,
 			  int *error)
 {
 	u32 n = rec->error_count;
-	u32 kept = min(n, DRM_TERN_PROGRESS_ERRORS);
+	u32 kept = min(n, DRM_TERN_PROGRESS_KEPT);
 	u32 k;
 
 	*error = 0;
@@ -176,5 +182,5 @@ int tern_progress_outcome(const struct drm_tern_progress *rec, u32 seqno,
 			return 0;
 	}
 	/* older than every kept failure: gone if failures were dropped */
-	return n > DRM_TERN_PROGRESS_ERRORS ? -ENODATA : 0;
+	return n > DRM_TERN_PROGRESS_KEPT ? -ENODATA : 0;
 }

@@ -491,7 +491,9 @@ enum drm_tern_priority {
  *	jobs that keep progressing are never killed.  0 picks
  *	&drm_tern_get_info.default_timeout_ms; at most
  *	&drm_tern_get_info.max_timeout_ms.
- * @handle: out: the context's handle, non-zero, valid in this file only
+ * @handle: out: the context's handle, non-zero, valid in this file only;
+ *	since interface 1.2 the file does not hand out a handle again until
+ *	the 32-bit handles wrap around
  * @engine: in: with %DRM_TERN_CONTEXT_CREATE_ENGINE, the engine to run on:
  *	an index below &drm_tern_get_info.engine_count whose
  *	&drm_tern_get_info.engine_class entry is @engine_class; without the
@@ -544,9 +546,9 @@ struct drm_tern_context_create {
  *
  * Jobs of the context that have not started are cancelled (their fences
  * signal with -ECANCELED); jobs already on the engine finish.  A job that
- * still waits for its in-fences is dropped: its fence signals -ESRCH once
- * those signalled, in the context's order.  The ioctl does not wait for
- * any of them.  Closing the file destroys all its contexts the same way.
+ * still waits for its in-fences is cancelled the same way once those
+ * signalled, in the context's order.  The ioctl waits for none of them.
+ * Closing the file destroys all its contexts the same way.
  *
  * Errors: -EINVAL pad not 0; -ENOENT no such context.
  */
@@ -673,8 +675,7 @@ struct drm_tern_sync {
  * The fence of a job signals only after the device completed its buffer; it
  * carries an error if the job did not complete: -EIO it faulted, -ETIMEDOUT
  * it hung, -ECANCELED it was cancelled (the context was destroyed, faulted
- * or banned before the job started), -ESRCH its context was destroyed while
- * it still waited for its @in_syncs, -ENODEV the device went away.  A job
+ * or banned before the job started), -ENODEV the device went away.  A job
  * one of whose @in_syncs signalled with an error does not run: its fence
  * signals with that error (after the context's earlier jobs, like any other),
  * and the context stays usable.  For a timeline point, the fence added at
@@ -730,34 +731,44 @@ struct drm_tern_submit {
  * until a job finished when it has not.  This is the progress fence of a
  * hardware queue in the Windows driver model.
  *
- * The kernel writes a job's entry in @errors (if it failed), then
- * @error_count, then @completed, each with release semantics, always after
- * the job's fence signalled and the job stopped counting against the
- * context's limits.  A reader finds the outcome of job S like this:
+ * The kernel writes a failed job's entry in @errors, then stores
+ * @error_count with release semantics, then @completed with release
+ * semantics; it does that after the job's hardware fence signalled and the
+ * job stopped counting against the context's limits.  The fence given to
+ * &drm_tern_submit.out_syncs of a job that waited for in-fences is drm_sched's,
+ * which may signal a moment after the page moved.  Before it writes the
+ * entry of the next failure, the new @error_count is visible.  The entry
+ * being written is the slot of the failure %DRM_TERN_PROGRESS_ERRORS
+ * before it, so a reader uses only the newest %DRM_TERN_PROGRESS_KEPT.  A
+ * reader finds the outcome of job S like this:
  *
  * 1. c = @completed (an acquire load).  If S is after c, (__s32)(S - c) > 0,
  *    the job has not finished.
- * 2. n = @error_count (acquire).  The failures n - k for k = 1 ..
- *    min(n, %DRM_TERN_PROGRESS_ERRORS) are in @errors[(n - k) %
- *    %DRM_TERN_PROGRESS_ERRORS], in increasing seqno order.  If S is among
- *    them, the job failed with that error.  If it is not, and either n is at
- *    most %DRM_TERN_PROGRESS_ERRORS or S is after the oldest kept failure,
- *    the job completed.  Otherwise its outcome is no longer on the page:
- *    ask DRM_IOCTL_TERN_WAIT, which keeps the same window (-ENODATA).
- * 3. If @error_count changed by %DRM_TERN_PROGRESS_ERRORS or more while the
- *    entries were read, start again.
+ * 2. n = @error_count (acquire).  The failures n - k for k = 1 .. kept,
+ *    kept = min(n, %DRM_TERN_PROGRESS_KEPT), are in @errors[(n - k) %
+ *    %DRM_TERN_PROGRESS_ERRORS], newest first, in decreasing seqno order.
+ *    If S is among them, the job failed with that error.  If it is not,
+ *    and either n is at most %DRM_TERN_PROGRESS_KEPT or S is after the
+ *    oldest of them, the job completed.  Otherwise its outcome is no longer
+ *    on the page: ask DRM_IOCTL_TERN_WAIT, which keeps the same window
+ *    (-ENODATA).
+ * 3. An acquire fence, then n2 = @error_count: if (n2 - n) + kept is
+ *    %DRM_TERN_PROGRESS_ERRORS or more, an entry read may have been
+ *    rewritten: start again.
  *
  * The page outlives the context while it is mapped: once the context is
  * destroyed and its last job is gone, @flags gets
  * %DRM_TERN_PROGRESS_CLOSED and the page no longer changes; jobs after
- * @completed then never ran (their fences signalled -ECANCELED or -ESRCH).  The kernel
+ * @completed then never ran (their fences signalled -ECANCELED).  The kernel
  * keeps its own copy of all of this and never reads the page back.
  */
 
 /** DRM_TERN_PROGRESS_SIZE - bytes to map of a progress page */
 #define DRM_TERN_PROGRESS_SIZE		4096u
-/** DRM_TERN_PROGRESS_ERRORS - failed jobs a progress page remembers */
+/** DRM_TERN_PROGRESS_ERRORS - entries of the ring of failed jobs */
 #define DRM_TERN_PROGRESS_ERRORS	128u
+/** DRM_TERN_PROGRESS_KEPT - newest failed jobs whose outcome is kept */
+#define DRM_TERN_PROGRESS_KEPT		(DRM_TERN_PROGRESS_ERRORS - 1)
 /**
  * DRM_TERN_PROGRESS_CLOSED - &drm_tern_progress.flags: the context is gone;
  * the page does not change any more
@@ -785,8 +796,9 @@ struct drm_tern_progress_error {
  *	reports it
  * @flags: %DRM_TERN_PROGRESS_CLOSED
  * @reserved: 0
- * @errors: the last %DRM_TERN_PROGRESS_ERRORS failures: failure n
- *	(counting from 0) is in @errors[n % %DRM_TERN_PROGRESS_ERRORS]
+ * @errors: a ring of the last failures: failure n (counting from 0) is in
+ *	@errors[n % %DRM_TERN_PROGRESS_ERRORS]; the newest
+ *	%DRM_TERN_PROGRESS_KEPT of them are readable
  *
  * See "DOC: tern progress pages" for how to read it.
  */
@@ -816,8 +828,8 @@ struct drm_tern_progress {
  * Errors: -EINVAL flags not 0, @seqno 0 or of a job not submitted yet;
  * -ENOENT no such context (a destroyed context's jobs are on its progress
  * page, or in the fences of &drm_tern_submit.out_syncs); -ETIME the job did
- * not finish by @timeout_ns; -ENODATA the job finished, but more than
- * %DRM_TERN_PROGRESS_ERRORS later jobs failed since and its outcome is
+ * not finish by @timeout_ns; -ENODATA the job finished, but at least
+ * %DRM_TERN_PROGRESS_KEPT later jobs failed since and its outcome is
  * forgotten; -EINTR/-ERESTARTSYS a signal arrived; -ENODEV the device is gone.
  */
 struct drm_tern_wait {

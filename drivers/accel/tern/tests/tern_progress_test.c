@@ -14,6 +14,7 @@
 #include "../tern_progress.c"
 
 #define N	DRM_TERN_PROGRESS_ERRORS
+#define KEPT	DRM_TERN_PROGRESS_KEPT
 
 struct tern_progress_fixture {
 	struct tern_progress prog;
@@ -116,9 +117,9 @@ static void tern_progress_window(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, outcome(f, 1, &error), -ENODATA);
 	KUNIT_EXPECT_EQ(test, outcome(f, 2, &error), -ENODATA);
-	KUNIT_EXPECT_EQ(test, outcome(f, 3, &error), -ENODATA);
-	/* failure 2, job 4, is the oldest kept */
-	KUNIT_EXPECT_EQ(test, outcome(f, 4, &error), 0);
+	KUNIT_EXPECT_EQ(test, outcome(f, 4, &error), -ENODATA);
+	/* N + 2 failures, KEPT of them kept: failure 3, job 5, is the oldest */
+	KUNIT_EXPECT_EQ(test, outcome(f, 5, &error), 0);
 	KUNIT_EXPECT_EQ(test, error, -EIO);
 	KUNIT_EXPECT_EQ(test, outcome(f, N + 3, &error), 0);
 	KUNIT_EXPECT_EQ(test, error, -EIO);
@@ -135,12 +136,12 @@ static void tern_progress_success_inside_window(struct kunit *test)
 
 	for (seq = 1; seq <= 4 * N; seq++)
 		tern_progress_finished(&f->prog, seq, seq & 1 ? -EIO : 0);
-	/* the last N failures are the odd jobs from 2N + 1 on */
-	KUNIT_EXPECT_EQ(test, outcome(f, 2 * N + 2, &error), 0);
+	/* the last KEPT = N - 1 failures are the odd jobs from 2N + 3 on */
+	KUNIT_EXPECT_EQ(test, outcome(f, 2 * N + 4, &error), 0);
 	KUNIT_EXPECT_EQ(test, error, 0);
-	KUNIT_EXPECT_EQ(test, outcome(f, 2 * N + 1, &error), 0);
+	KUNIT_EXPECT_EQ(test, outcome(f, 2 * N + 3, &error), 0);
 	KUNIT_EXPECT_EQ(test, error, -EIO);
-	KUNIT_EXPECT_EQ(test, outcome(f, 2 * N, &error), -ENODATA);
+	KUNIT_EXPECT_EQ(test, outcome(f, 2 * N + 2, &error), -ENODATA);
 	KUNIT_EXPECT_EQ(test, outcome(f, 4 * N, &error), 0);
 	KUNIT_EXPECT_EQ(test, error, 0);
 }
@@ -199,10 +200,10 @@ static void tern_progress_random_model(struct kunit *test)
 		failures += !!want[seq];
 		tern_progress_finished(&f->prog, seq, want[seq]);
 	}
-	KUNIT_ASSERT_GT(test, failures, N);
-	/* the oldest kept failure is failure number failures - N */
+	KUNIT_ASSERT_GT(test, failures, KEPT);
+	/* the oldest kept failure is failure number failures - KEPT */
 	for (kept_from = 1, seq = 1; seq <= jobs; seq++) {
-		if (want[seq] && failures-- == N) {
+		if (want[seq] && failures-- == KEPT) {
 			kept_from = seq;
 			break;
 		}
