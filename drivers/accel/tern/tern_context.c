@@ -157,22 +157,24 @@ static const struct tern_sched_ctx_ops tern_context_sched_ops = {
 	.finished = tern_context_job_finished,
 };
 
-/* The progress page of a new context, if it asked for one. */
+/* The progress record of a new context, and its page if @page. */
 static int tern_context_progress_init(struct tern_context *ctx,
-				      struct drm_file *file, u64 *offset)
+				      struct drm_file *file, bool page,
+				      u64 *offset)
 {
+	void *vaddr = NULL;
 	struct tern_bo *bo;
-	void *page = NULL;
 
 	*offset = 0;
-	if (ctx->progress_file) {
+	if (page) {
 		bo = tern_bo_create_kernel(&ctx->tdev->drm, file,
-					   DRM_TERN_PROGRESS_SIZE, &page, offset);
+					   DRM_TERN_PROGRESS_SIZE, &vaddr, offset);
 		if (IS_ERR(bo))
 			return PTR_ERR(bo);
 		ctx->progress_bo = bo;
+		ctx->progress_file = file;
 	}
-	tern_progress_init(&ctx->progress, page);
+	tern_progress_init(&ctx->progress, vaddr);
 	return 0;
 }
 
@@ -408,18 +410,15 @@ int tern_context_create_ioctl(struct drm_device *drm, void *data,
 	ctx->sctx.tag = atomic_inc_return(&tdev->next_ctx_tag);
 	ctx->sctx.timeout_ns = (u64)timeout_ms * NSEC_PER_MSEC;
 	ctx->fence_context = dma_fence_context_alloc(1);
-	if (args->flags & DRM_TERN_CONTEXT_CREATE_PROGRESS)
-		ctx->progress_file = file;
-	ret = tern_context_progress_init(ctx, file, &args->progress_offset);
-	if (ret) {
-		kfree(ctx);
-		module_put(THIS_MODULE);
-		goto out_uncount;
-	}
 	mutex_init(&ctx->submit_lock);
 	spin_lock_init(&ctx->state_lock);
 	atomic_set(&ctx->pending, 0);
 	INIT_LIST_HEAD(&ctx->link);
+	ret = tern_context_progress_init(ctx, file,
+					 args->flags & DRM_TERN_CONTEXT_CREATE_PROGRESS,
+					 &args->progress_offset);
+	if (ret)
+		goto out_free;
 
 	sched_list[0] = &sched->drm->base;
 	ret = drm_sched_entity_init(&ctx->entity,
