@@ -3,8 +3,9 @@
  * fuzz_ioctl: a uAPI-aware fuzzer of the tern ioctls and of the DRM core
  * ioctls tern uses (GEM close, syncobj create/destroy/wait/reset/signal/
  * timeline signal/timeline wait/query, PRIME handle<->fd, mmap of BO
- * offsets).  Each worker keeps a model of what it created (files and their
- * dup()ed aliases, BOs, mappings, contexts, syncobjs) and issues valid call
+ * offsets), SUBMIT_MANY included.  Each worker keeps a model of what it
+ * created (files and their dup()ed aliases, BOs, mappings, contexts,
+ * syncobjs) and issues valid call
  * sequences with mutated fields, random and stale handles, and user
  * pointers that are valid, NULL, unmapped, or straddle the end of a
  * mapping.  For every call the model says which results the uAPI documents
@@ -821,6 +822,94 @@ static uint32_t build_job(struct worker *w, uint32_t *dw, bool *mutated)
 	return n;
 }
 
+/*
+ * DRM_IOCTL_TERN_SUBMIT_MANY: 1 to 6 entries, each a small job on a context
+ * of the file (or a bogus one), with the call's own fields mutated.  The
+ * call returns 0 once an entry was queued, and then says where it stopped.
+ */
+static void op_submit_many(struct worker *w, struct file *f)
+{
+	static const int entry_errs[] = {
+		EINVAL, EPERM, ENOEXEC, EBADMSG, E2BIG, ENOENT, EIO, EAGAIN, EINTR, ENOMEM,
+	};
+	struct drm_tern_submit sub[6];
+	uint32_t dw[6][80], bos[6], count = 1 + below(w, 6), i;
+	struct drm_tern_submit_many m = { 0 };
+	enum ptr_kind k = pick_ptr(w, 5), ka = pick_ptr(w, 5);
+	bool bad = false, mutated, dirty[6];
+	int ci[6], ret;
+	struct expect e;
+
+	ex_init(&e, "SUBMIT_MANY");
+	memset(sub, 0, sizeof(sub));
+	for (i = 0; i < count; i++) {
+		uint32_t n = build_job(w, dw[i], &mutated);
+
+		ci[i] = f->nctx && chance(w, 90) ? (int)below(w, f->nctx) : -1;
+		sub[i].context = ci[i] >= 0 ? f->ctx[ci[i]].handle : bogus_handle(w);
+		bos[i] = f->base_bo;
+		sub[i].cmdbuf = (uintptr_t)dw[i];
+		sub[i].cmdbuf_size = n * 4;
+		sub[i].bo_handles = (uintptr_t)&bos[i];
+		sub[i].bo_count = 1;
+		dirty[i] = mutated;
+	}
+	m.submits = (uintptr_t)place(w, ka, sub, count * sizeof(sub[0]));
+	m.count = count;
+	m.stride = sizeof(sub[0]);
+	if (chance(w, 4)) {
+		m.count = chance(w, 50) ? 0 : DRM_TERN_SUBMIT_MANY_MAX + 1 + below(w, 1000);
+		bad = true;
+	}
+	if (chance(w, 4)) {
+		m.stride = chance(w, 50) ? 0 : sizeof(sub[0]) + 4 * (1 + below(w, 8));
+		bad = true;
+	}
+	if (chance(w, 3)) {
+		m.flags = rnd(w) | 1;
+		bad = true;
+	}
+	if (chance(w, 3)) {
+		m.pad = rnd(w) | 1;
+		bad = true;
+	}
+	if (bad) {
+		ex(&e, EINVAL);
+	} else if (ka != PTR_VALID) {
+		ex(&e, EFAULT);
+	} else {
+		/* 0 once one entry went in; else the first entry's own error */
+		ex(&e, OK);
+		for (i = 0; i < sizeof(entry_errs) / sizeof(entry_errs[0]); i++)
+			ex(&e, entry_errs[i]);
+	}
+	snprintf(e.detail, sizeof(e.detail), " (count %u stride %u flags %#x)", m.count,
+		 m.stride, m.flags);
+	ret = arg_ioctl(w, fd_of(w, f), DRM_IOCTL_TERN_SUBMIT_MANY, &m, sizeof(m), k, &e);
+	record(w, &e, ret);
+	if (ret || w->child)
+		return;
+	for (i = 0; i < m.submitted && i < count; i++)
+		if (ci[i] >= 0 && dirty[i])
+			f->ctx[ci[i]].dirty = true;
+	bad = !m.submitted || m.submitted > count || (m.submitted == count) != !m.error;
+	for (i = 0; i < m.submitted && i < count; i++)
+		bad |= !sub[i].seqno;
+	if (m.submitted < count) {
+		bool known = false;
+
+		for (i = 0; i < sizeof(entry_errs) / sizeof(entry_errs[0]); i++)
+			known |= m.error == -entry_errs[i];
+		bad |= !known || sub[m.submitted].seqno;
+	}
+	if (bad) {
+		ex_init(&e, "SUBMIT_MANY submitted/error/seqnos");
+		snprintf(e.detail, sizeof(e.detail), " (%u of %u, error %d)", m.submitted,
+			 count, m.error);
+		record(w, &e, -EPROTO);
+	}
+}
+
 static void op_submit(struct worker *w, struct file *f)
 {
 	uint32_t dw[80], bos[4], nbos = 0, n, i;
@@ -1271,8 +1360,10 @@ static void one_call(struct worker *w)
 		op_ctx_create(w, f);
 	else if (r < 57)
 		op_ctx_destroy_state(w, f);
-	else if (r < 72)
+	else if (r < 69)
 		op_submit(w, f);
+	else if (r < 72)
+		op_submit_many(w, f);
 	else if (r < 77)
 		op_checked_job(w, f);
 	else if (r < 93)

@@ -22,6 +22,9 @@
 #include "internal.h"
 #include "tern_accel.h"
 
+/* jobs per DRM_IOCTL_TERN_SUBMIT_MANY; tern_submit_many() takes any count */
+#define TERN_SUBMIT_MANY_CHUNK	DRM_TERN_SUBMIT_MANY_MAX
+
 /* Append @h to the set @handles[0..*n) unless it is there already. */
 static void add_handle(uint32_t *handles, unsigned int *n, uint32_t h)
 {
@@ -214,21 +217,42 @@ static int check_timelines(const struct tern_deps *deps)
 	return 0;
 }
 
-int tern_submit_deps(struct tern_context *ctx, const struct tern_cmdbuf *cb,
-		     const struct tern_deps *deps, struct tern_fence **fencep)
+/* One job made ready for the ioctl: its arguments and what they point to. */
+struct submit_prep {
+	struct drm_tern_submit args;
+	struct drm_tern_sync *in, *out;
+	uint32_t *handles;
+	struct tern_fence *fence;	/* NULL: the caller wants none */
+};
+
+/* Free what @p holds; a fence not handed out gives its syncobj back. */
+static void submit_prep_release(struct tern_device *dev, struct submit_prep *p)
+{
+	if (p->fence) {
+		tern_syncobj_put(dev, p->fence->syncobj);
+		free(p->fence);
+		p->fence = NULL;
+	}
+	free(p->out);
+	free(p->in);
+	free(p->handles);
+	p->out = NULL;
+	p->in = NULL;
+	p->handles = NULL;
+}
+
+/*
+ * Check @cb and @deps as far as the library can and build the ioctl's
+ * arguments in @p (zeroed by the caller); on error nothing is left held.
+ */
+static int submit_prepare(struct tern_context *ctx, const struct tern_cmdbuf *cb,
+			  const struct tern_deps *deps, bool want_fence, struct submit_prep *p)
 {
 	struct tern_device *dev = ctx->dev;
 	const struct tern_device_info *info = &dev->info;
-	struct drm_tern_submit args = { 0 };
-	struct drm_tern_sync *in = NULL, *out = NULL;
-	struct tern_fence *fence = NULL;
 	unsigned int nbos = 0, nin, nout;
-	uint32_t *handles = NULL;
 	int ret;
 
-	if (fencep)
-		*fencep = NULL;
-	tern_clearerr();
 	if (!cb->len)
 		return tern_seterr(-EINVAL, "submit: the command buffer is empty");
 	if (cb->len * 4 > info->buf_size_max)
@@ -239,79 +263,217 @@ int tern_submit_deps(struct tern_context *ctx, const struct tern_cmdbuf *cb,
 				   "engine runs no compute packets",
 				   tern_opcode_name(TERN_PKT_OPCODE(le32toh(cb->dw[cb->first_compute]))),
 				   cb->first_compute);
-	ret = tern_deps_syncs(dev, deps, fencep ? 1 : 0, &in, &nin, &out, &nout);
+	ret = tern_deps_syncs(dev, deps, want_fence ? 1 : 0, &p->in, &nin, &p->out, &nout);
 	if (ret)
 		return ret;
 	ret = check_timelines(deps);
 	if (ret)
-		goto out;
+		goto err;
 
 	if (cb->range_count) {
-		handles = malloc(cb->range_count * sizeof(*handles));
-		if (!handles) {
+		p->handles = malloc(cb->range_count * sizeof(*p->handles));
+		if (!p->handles) {
 			ret = tern_seterr(-ENOMEM, "submit: out of memory");
-			goto out;
+			goto err;
 		}
-		ret = resolve_bos(dev, cb, handles, &nbos);
+		ret = resolve_bos(dev, cb, p->handles, &nbos);
 		if (ret)
-			goto out;
+			goto err;
 		if (nbos > info->max_bos_per_submit) {
 			ret = tern_seterr(-EINVAL, "submit: the command buffer uses %u buffers, "
 					  "the device takes at most %u per job", nbos,
 					  info->max_bos_per_submit);
-			goto out;
+			goto err;
 		}
 	}
-	if (fencep) {
-		fence = calloc(1, sizeof(*fence));
-		if (!fence) {
+	if (want_fence) {
+		p->fence = calloc(1, sizeof(*p->fence));
+		if (!p->fence) {
 			ret = tern_seterr(-ENOMEM, "submit: out of memory");
-			goto out;
+			goto err;
 		}
-		fence->dev = dev;
-		ret = tern_syncobj_get(dev, &fence->syncobj);
+		p->fence->dev = dev;
+		ret = tern_syncobj_get(dev, &p->fence->syncobj);
 		if (ret) {
 			tern_seterr(ret, "submit: cannot create a syncobj for the fence: %s",
 				    strerror(-ret));
-			free(fence);
-			fence = NULL;
-			goto out;
+			free(p->fence);
+			p->fence = NULL;
+			goto err;
 		}
-		out[0].handle = fence->syncobj;
+		p->out[0].handle = p->fence->syncobj;
 	}
 
-	args.context = ctx->handle;
-	args.cmdbuf = (uintptr_t)cb->dw;
-	args.cmdbuf_size = (uint32_t)(cb->len * 4);
-	args.bo_count = nbos;
-	args.bo_handles = (uintptr_t)handles;
-	args.in_syncs = (uintptr_t)in;
-	args.in_sync_count = nin;
-	args.out_syncs = (uintptr_t)out;
-	args.out_sync_count = nout;
+	p->args.context = ctx->handle;
+	p->args.cmdbuf = (uintptr_t)cb->dw;
+	p->args.cmdbuf_size = (uint32_t)(cb->len * 4);
+	p->args.bo_count = nbos;
+	p->args.bo_handles = (uintptr_t)p->handles;
+	p->args.in_syncs = (uintptr_t)p->in;
+	p->args.in_sync_count = nin;
+	p->args.out_syncs = (uintptr_t)p->out;
+	p->args.out_sync_count = nout;
+	return 0;
+
+err:
+	submit_prep_release(dev, p);
+	return ret;
+}
+
+/* The kernel queued the job of @p: hand its fence out. */
+static void submit_commit(struct tern_context *ctx, struct submit_prep *p,
+			  struct tern_fence **fencep)
+{
+	if (p->fence) {
+		p->fence->seqno = p->args.seqno;
+		p->fence->context = ctx->handle;
+		p->fence->progress = tern_progress_get(ctx->progress);
+		*fencep = p->fence;
+		p->fence = NULL;
+	}
+}
+
+int tern_submit_deps(struct tern_context *ctx, const struct tern_cmdbuf *cb,
+		     const struct tern_deps *deps, struct tern_fence **fencep)
+{
+	struct submit_prep p = { 0 };
+	int ret;
+
+	if (fencep)
+		*fencep = NULL;
+	tern_clearerr();
+	ret = submit_prepare(ctx, cb, deps, fencep != NULL, &p);
+	if (ret)
+		return ret;
 	do {
-		ret = ioctl(dev->fd, DRM_IOCTL_TERN_SUBMIT, &args);
+		ret = ioctl(ctx->dev->fd, DRM_IOCTL_TERN_SUBMIT, &p.args);
+	} while (ret == -1 && errno == EINTR);
+	if (ret)
+		ret = submit_error(ctx, &p.args, -errno);
+	else
+		submit_commit(ctx, &p, fencep);
+	submit_prep_release(ctx->dev, &p);
+	return ret;
+}
+
+/* The ioctl exists from interface 1.3 on. */
+static bool have_submit_many(const struct tern_device *dev)
+{
+	return dev->info.driver_version >= (1u << 16 | 3);
+}
+
+/*
+ * Queue @p[0..@n) with one DRM_IOCTL_TERN_SUBMIT_MANY (or one SUBMIT each
+ * on an older kernel).  Return how many were queued; *@err is 0, or the
+ * error of the first one not queued.
+ */
+static unsigned int submit_chunk(struct tern_context *ctx, struct submit_prep *p,
+				 unsigned int n, int *err)
+{
+	struct drm_tern_submit_many many = { 0 };
+	struct drm_tern_submit *arr;
+	unsigned int i, done;
+	int ret;
+
+	*err = 0;
+	if (!have_submit_many(ctx->dev) || n == 1) {
+		for (i = 0; i < n; i++) {
+			do {
+				ret = ioctl(ctx->dev->fd, DRM_IOCTL_TERN_SUBMIT, &p[i].args);
+			} while (ret == -1 && errno == EINTR);
+			if (ret) {
+				*err = -errno;
+				break;
+			}
+		}
+		return i;
+	}
+	arr = malloc(n * sizeof(*arr));
+	if (!arr) {
+		*err = -ENOMEM;
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		arr[i] = p[i].args;
+	many.submits = (uintptr_t)arr;
+	many.count = n;
+	many.stride = sizeof(*arr);
+	do {
+		ret = ioctl(ctx->dev->fd, DRM_IOCTL_TERN_SUBMIT_MANY, &many);
 	} while (ret == -1 && errno == EINTR);
 	if (ret) {
-		ret = submit_error(ctx, &args, -errno);
-		goto out;
+		done = 0;
+		*err = -errno;
+	} else {
+		done = many.submitted;
+		*err = many.error;
 	}
-	if (fence) {
-		fence->seqno = args.seqno;
-		fence->context = ctx->handle;
-		fence->progress = tern_progress_get(ctx->progress);
-		*fencep = fence;
-		fence = NULL;
+	for (i = 0; i < n && i <= done; i++)
+		p[i].args = arr[i];
+	free(arr);
+	return done;
+}
+
+/* Say which job of a tern_submit_many() call the error is about. */
+static int job_error(int err, unsigned int job, unsigned int count)
+{
+	const char *prefix = "submit: ";
+	char msg[512];
+	const char *m = msg;
+
+	snprintf(msg, sizeof(msg), "%s", tern_last_error());
+	if (!strncmp(m, prefix, strlen(prefix)))
+		m += strlen(prefix);
+	return tern_seterr(err, "submit: job %u of %u: %s", job, count, m);
+}
+
+int tern_submit_many(struct tern_context *ctx, const struct tern_cmdbuf *const *cbs,
+		     unsigned int count, struct tern_fence **fences, unsigned int *submitted)
+{
+	struct tern_device *dev = ctx->dev;
+	unsigned int first = 0, i, n;
+	struct submit_prep *p;
+	int ret = 0, err;
+
+	tern_clearerr();
+	if (submitted)
+		*submitted = 0;
+	for (i = 0; fences && i < count; i++)
+		fences[i] = NULL;
+	if (!count)
+		return 0;
+	p = calloc(count < TERN_SUBMIT_MANY_CHUNK ? count : TERN_SUBMIT_MANY_CHUNK,
+		   sizeof(*p));
+	if (!p)
+		return tern_seterr(-ENOMEM, "submit: out of memory");
+
+	while (first < count && !ret) {
+		unsigned int want = count - first, done;
+
+		if (want > TERN_SUBMIT_MANY_CHUNK)
+			want = TERN_SUBMIT_MANY_CHUNK;
+		/* a job the library refuses ends the call where it stands */
+		for (n = 0; n < want; n++) {
+			memset(&p[n], 0, sizeof(p[n]));
+			ret = submit_prepare(ctx, cbs[first + n], NULL, fences != NULL, &p[n]);
+			if (ret)
+				break;
+		}
+		done = n ? submit_chunk(ctx, p, n, &err) : 0;
+		for (i = 0; i < done; i++)
+			submit_commit(ctx, &p[i], fences ? &fences[first + i] : NULL);
+		if (done < n)
+			ret = job_error(submit_error(ctx, &p[done].args, err), first + done,
+					count);
+		else if (ret)
+			ret = job_error(ret, first + n, count);
+		for (i = 0; i < n; i++)
+			submit_prep_release(dev, &p[i]);
+		first += done;
+		if (submitted)
+			*submitted = first;
 	}
-	ret = 0;
-out:
-	if (fence) {
-		tern_syncobj_put(dev, fence->syncobj);
-		free(fence);
-	}
-	free(out);
-	free(in);
-	free(handles);
+	free(p);
 	return ret;
 }
 

@@ -214,6 +214,7 @@ static const struct drm_ioctl_desc tern_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(TERN_CONTEXT_GET_STATE, tern_context_get_state_ioctl, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(TERN_SUBMIT, tern_submit_ioctl, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(TERN_WAIT, tern_context_wait_ioctl, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(TERN_SUBMIT_MANY, tern_submit_many_ioctl, DRM_RENDER_ALLOW),
 };
 
 static const struct file_operations tern_fops = {

@@ -697,21 +697,14 @@ static void tern_job_arm(struct tern_job *job)
 	INIT_LIST_HEAD(&job->hw.pjob.link);
 }
 
-/**
- * tern_submit_ioctl() - DRM_IOCTL_TERN_SUBMIT
- * @drm: the DRM device
- * @data: struct drm_tern_submit
- * @file: the DRM file
- *
- * See "DOC: submission".
- *
- * Return: 0 or a negative errno, as documented in the uAPI.
+/*
+ * Queue one job (see "DOC: submission"), inside drm_dev_enter().  Fills
+ * in @args' outputs.
  */
-int tern_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
+static int tern_submit_one(struct tern_device *tdev, struct drm_file *file,
+			   struct drm_tern_submit *args)
 {
-	struct tern_device *tdev = to_tern_device(drm);
 	struct tern_file *tfile = to_tern_file(file);
-	struct drm_tern_submit *args = data;
 	struct tern_out_sync *out = NULL;
 	struct tern_resv_set resvs = {};
 	struct ww_acquire_ctx ticket;
@@ -721,7 +714,7 @@ int tern_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	struct tern_job *job;
 	unsigned long flags;
 	unsigned int i;
-	int ret, idx;
+	int ret;
 
 	args->seqno = 0;
 	args->error_offset = 0;
@@ -730,25 +723,17 @@ int tern_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	if (ret)
 		return ret;
 
-	if (!drm_dev_enter(drm, &idx))
-		return -ENODEV;
-
 	ctx = tern_context_lookup(tfile, args->context);
-	if (!ctx) {
-		ret = -ENOENT;
-		goto out_exit;
-	}
+	if (!ctx)
+		return -ENOENT;
 	if (!tern_context_usable(ctx)) {
 		tern_context_put(ctx);
-		ret = -EIO;
-		goto out_exit;
+		return -EIO;
 	}
 	/* from here the job holds the context reference */
 	job = tern_job_create(tdev, tfile, file, ctx, args, &deps_signalled);
-	if (IS_ERR(job)) {
-		ret = PTR_ERR(job);
-		goto out_exit;
-	}
+	if (IS_ERR(job))
+		return PTR_ERR(job);
 
 	out = tern_job_get_out_syncs(file, args);
 	if (IS_ERR(out)) {
@@ -841,7 +826,6 @@ int tern_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	tern_out_syncs_free(out, args->out_sync_count);
 	dma_fence_put(done);
 	tern_resv_set_free(&resvs);
-	drm_dev_exit(idx);
 	return 0;
 
 out_unlock:
@@ -850,7 +834,114 @@ out_release:
 	tern_resv_set_free(&resvs);
 	tern_out_syncs_free(out, args->out_sync_count);
 	tern_job_release(job);
-out_exit:
+	return ret;
+}
+
+/**
+ * tern_submit_ioctl() - DRM_IOCTL_TERN_SUBMIT
+ * @drm: the DRM device
+ * @data: struct drm_tern_submit
+ * @file: the DRM file
+ *
+ * See "DOC: submission".
+ *
+ * Return: 0 or a negative errno, as documented in the uAPI.
+ */
+int tern_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	int ret, idx;
+
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+	ret = tern_submit_one(to_tern_device(drm), file, data);
 	drm_dev_exit(idx);
 	return ret;
+}
+
+/* What DRM_IOCTL_TERN_SUBMIT_MANY writes back into each entry it took. */
+struct tern_submit_out {
+	u32 seqno;
+	u32 error_offset;
+	u32 error_opcode;
+};
+
+static_assert(offsetof(struct drm_tern_submit, error_offset) ==
+	      offsetof(struct drm_tern_submit, seqno) + 4);
+static_assert(offsetof(struct drm_tern_submit, error_opcode) ==
+	      offsetof(struct drm_tern_submit, seqno) + 8);
+
+/**
+ * tern_submit_many_ioctl() - DRM_IOCTL_TERN_SUBMIT_MANY
+ * @drm: the DRM device
+ * @data: struct drm_tern_submit_many
+ * @file: the DRM file
+ *
+ * Each entry is queued as DRM_IOCTL_TERN_SUBMIT queues it, in array order,
+ * until one fails: what this saves is the system call, the copy of the
+ * ioctl argument and drm_dev_enter() per job, not any check.
+ *
+ * Return: 0 when at least one entry was queued (&drm_tern_submit_many.error
+ * tells why the rest was not), else a negative errno.
+ */
+int tern_submit_many_ioctl(struct drm_device *drm, void *data,
+			   struct drm_file *file)
+{
+	struct tern_device *tdev = to_tern_device(drm);
+	struct drm_tern_submit_many *args = data;
+	struct drm_tern_submit *subs;
+	void __user *uout;
+	u32 i, done = 0;
+	int ret = 0, idx;
+
+	args->submitted = 0;
+	args->error = 0;
+	if (args->flags || args->pad || args->stride != sizeof(*subs) ||
+	    !args->count || args->count > DRM_TERN_SUBMIT_MANY_MAX)
+		return -EINVAL;
+
+	subs = kvmalloc_array(args->count, sizeof(*subs), GFP_KERNEL);
+	if (!subs)
+		return -ENOMEM;
+	if (copy_from_user(subs, u64_to_user_ptr(args->submits),
+			   array_size(args->count, sizeof(*subs)))) {
+		kvfree(subs);
+		return -EFAULT;
+	}
+
+	if (!drm_dev_enter(drm, &idx)) {
+		kvfree(subs);
+		return -ENODEV;
+	}
+	for (i = 0; i < args->count; i++) {
+		ret = tern_submit_one(tdev, file, &subs[i]);
+		if (ret)
+			break;
+		done++;
+	}
+	drm_dev_exit(idx);
+
+	/* a restart would queue the first @done entries again */
+	if (done && (ret == -ERESTARTSYS || ret == -EINTR))
+		ret = -EINTR;
+	args->submitted = done;
+	args->error = ret;
+
+	/* the seqnos of the queued entries, the refusal of the one after */
+	uout = u64_to_user_ptr(args->submits) +
+	       offsetof(struct drm_tern_submit, seqno);
+	for (i = 0; i < min(done + 1, args->count); i++) {
+		struct tern_submit_out o = {
+			.seqno = subs[i].seqno,
+			.error_offset = subs[i].error_offset,
+			.error_opcode = subs[i].error_opcode,
+		};
+
+		if (copy_to_user(uout + (size_t)i * sizeof(*subs), &o,
+				 sizeof(o))) {
+			kvfree(subs);
+			return -EFAULT;
+		}
+	}
+	kvfree(subs);
+	return done ? 0 : ret;
 }

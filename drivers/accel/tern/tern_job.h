@@ -69,6 +69,8 @@ struct tern_job {
 extern const struct drm_sched_backend_ops tern_job_sched_ops;
 
 int tern_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file);
+int tern_submit_many_ioctl(struct drm_device *drm, void *data,
+			   struct drm_file *file);
 void tern_job_free_work(struct work_struct *work);
 
 #endif /* __TERN_JOB_H__ */

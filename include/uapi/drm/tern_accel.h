@@ -367,6 +367,7 @@ struct tern_pkt_phys_copy {
 #define DRM_TERN_CONTEXT_GET_STATE	0x06
 #define DRM_TERN_SUBMIT			0x07
 #define DRM_TERN_WAIT			0x08
+#define DRM_TERN_SUBMIT_MANY		0x09
 
 /** DRM_TERN_MAX_ENGINES - size of &drm_tern_get_info.engine_class */
 #define DRM_TERN_MAX_ENGINES		8
@@ -720,6 +721,52 @@ struct drm_tern_submit {
 	__u32 pad;
 };
 
+/** DRM_TERN_SUBMIT_MANY_MAX - most entries of one DRM_IOCTL_TERN_SUBMIT_MANY */
+#define DRM_TERN_SUBMIT_MANY_MAX	256
+
+/**
+ * struct drm_tern_submit_many - DRM_IOCTL_TERN_SUBMIT_MANY: queue several
+ *	command buffers with one system call
+ * @submits: in: user pointer to an array of @count struct drm_tern_submit,
+ *	each exactly as DRM_IOCTL_TERN_SUBMIT takes it (any context of the
+ *	file, its own BOs and syncs); the kernel writes each queued entry's
+ *	@seqno, and the @error_offset and @error_opcode of the entry refused
+ * @count: in: entries of @submits, 1 to %DRM_TERN_SUBMIT_MANY_MAX
+ * @stride: in: bytes from one entry of @submits to the next:
+ *	sizeof(struct drm_tern_submit)
+ * @flags: in: must be 0
+ * @submitted: out: how many entries were queued, from the first
+ * @error: out: 0 when all were queued, else the negative errno that entry
+ *	@submitted got (as DRM_IOCTL_TERN_SUBMIT would return it)
+ * @pad: must be 0
+ *
+ * The entries are queued in array order, each as if by its own
+ * DRM_IOCTL_TERN_SUBMIT, so jobs of one context keep the array's order and
+ * an entry may wait (in its in_syncs) for a syncobj an earlier entry
+ * signals.  The first entry that cannot be queued ends the call: the ones
+ * before it stay queued, it and the ones after it are not.  Like a short
+ * write(), the ioctl then still returns 0 when at least one entry was
+ * queued, with @submitted and @error saying where and why it stopped (a
+ * signal stops it with -EINTR there); it fails only when the first entry
+ * was not queued.  Added in interface version 1.3
+ * (&drm_tern_get_info.driver_version).
+ *
+ * Errors: -EINVAL @count 0 or above %DRM_TERN_SUBMIT_MANY_MAX, @stride not
+ * sizeof(struct drm_tern_submit), @flags or @pad not 0; -EFAULT @submits
+ * cannot be read, or the seqnos cannot be written back (the entries before
+ * @submitted were queued even then); else the first entry's error, as
+ * DRM_IOCTL_TERN_SUBMIT documents it.
+ */
+struct drm_tern_submit_many {
+	__u64 submits;
+	__u32 count;
+	__u32 stride;
+	__u32 flags;
+	__u32 submitted;
+	__s32 error;
+	__u32 pad;
+};
+
 /**
  * DOC: tern progress pages
  *
@@ -852,6 +899,8 @@ struct drm_tern_wait {
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_TERN_SUBMIT, struct drm_tern_submit)
 #define DRM_IOCTL_TERN_WAIT \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_TERN_WAIT, struct drm_tern_wait)
+#define DRM_IOCTL_TERN_SUBMIT_MANY \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_TERN_SUBMIT_MANY, struct drm_tern_submit_many)
 
 /* ---- end of the driver core's ioctls ---- */
 

@@ -554,6 +554,31 @@ TERN_API int tern_submit(struct tern_context *ctx, const struct tern_cmdbuf *cb,
 			 struct tern_fence **fencep);
 
 /**
+ * tern_submit_many() - run several command buffers on a context with one
+ *	system call
+ * @ctx: the context
+ * @cbs: @count command buffers, queued in this order; copied by the kernel
+ *	as for tern_submit()
+ * @count: entries of @cbs (any number: the library issues one
+ *	DRM_IOCTL_TERN_SUBMIT_MANY per 256)
+ * @fences: out, may be NULL: @count fences, @fences[i] the fence of @cbs[i],
+ *	NULL for a job not queued
+ * @submitted: out, may be NULL: how many jobs were queued, from the first
+ *
+ * The same as calling tern_submit() for each entry in order, without
+ * dependencies, stopping at the first that fails; the jobs before it stay
+ * queued.  With a driver older than interface 1.3 it does exactly that.
+ * Library version 1.2.
+ *
+ * Errors: 0 when all @count were queued; else the error of job *@submitted,
+ * as tern_submit() reports it, with tern_last_error() naming the job (for
+ * -EAGAIN: wait for a fence, then queue the rest).
+ */
+TERN_API int tern_submit_many(struct tern_context *ctx, const struct tern_cmdbuf *const *cbs,
+			      unsigned int count, struct tern_fence **fences,
+			      unsigned int *submitted);
+
+/**
  * tern_fence_wait() - wait for a job to finish
  * @fence: the fence
  * @timeout_ns: how long to wait at most, in ns; negative waits forever, 0
