@@ -227,6 +227,7 @@ def plots(res, out):
     made[2] = line_chart(os.path.join(out, "fig2.svg"), "2: NOP jobs per second",
                          "contexts (one process) / processes (one context each)", "jobs/s",
                          {"contexts": xs(2, "jobs_per_s", "contexts"),
+                          "contexts, submit_many": xs(2, "jobs_per_s", "contexts_many"),
                           "processes": xs(2, "jobs_per_s", "processes")}, limit, logy=True)
     series3 = [s for s in ("idle", "fair", "fifo", "drmfair", "default")
                if get(3, "high_latency_p50", s)]

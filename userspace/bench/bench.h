@@ -94,6 +94,8 @@ int bench_read_knob(struct tern_device *dev, const char *name, uint64_t *value);
  * *@ns gets @count malloc'd round trips.  Both: *@total_ns the whole run. */
 int bench_raw_nop(struct tern_device *dev, uint32_t engine, uint32_t count, bool serial,
 		  uint64_t **ns, uint64_t *total_ns);
+/* @count pipelined NOPs on every compute engine at once; *@total_ns wall time */
+int bench_raw_nop_all(struct tern_device *dev, uint32_t count, uint64_t *total_ns);
 
 /* Preemption latencies recorded since the last clear (preempt_latency). */
 int bench_preempt_latencies(struct tern_device *dev, double **ns, unsigned int *count);
@@ -152,12 +154,21 @@ int bench_context_on(struct tern_device *dev, uint32_t priority, uint32_t weight
 		     struct tern_context **ctxp);
 /* NOP jobs kept in flight per context by the streams below */
 #define BENCH_NOP_WINDOW	8
+/* jobs per tern_submit_many() call of figure 2's contexts_many series */
+#define BENCH_NOP_BATCH		4
 /* @jobs NOP jobs round-robin over @nctx contexts, @window in flight each */
 int bench_nop_stream(struct tern_context **ctx, unsigned int nctx, unsigned int jobs,
 		     unsigned int window);
+/*
+ * The same with tern_submit_many(): @batch jobs of a context per call, the
+ * call made once @batch of its @window places are free (@batch 1: the
+ * plain stream)
+ */
+int bench_nop_stream_many(struct tern_context **ctx, unsigned int nctx, unsigned int jobs,
+			  unsigned int window, unsigned int batch);
 /* the same over @nctx new contexts of @dev; *@ns the stream's time */
 int bench_nop_contexts(struct tern_device *dev, unsigned int nctx, unsigned int jobs,
-		       uint64_t *ns);
+		       unsigned int batch, uint64_t *ns);
 
 struct bench_proc_run {
 	uint64_t ns;		/* from the start signal to the last exit */

@@ -202,6 +202,29 @@ out:
 	return ret;
 }
 
+int bench_raw_nop_all(struct tern_device *dev, uint32_t count, uint64_t *total_ns)
+{
+	char cmd[64], *text = NULL;
+	unsigned long long t;
+	unsigned int n;
+	int ret;
+
+	snprintf(cmd, sizeof(cmd), "all %u pipelined", count);
+	ret = bench_debugfs_write(dev, "raw_nop", cmd);
+	if (!ret)
+		ret = bench_debugfs_read(dev, "raw_nop", &text);
+	if (ret)
+		return ret;
+	ret = -EPROTO;
+	if (sscanf(text, "engine all mode pipelined count %u total_ns %llu", &n, &t) == 2 &&
+	    n == count) {
+		*total_ns = t;
+		ret = 0;
+	}
+	free(text);
+	return ret;
+}
+
 int bench_preempt_latencies(struct tern_device *dev, double **ns, unsigned int *count)
 {
 	char *text = NULL, *line, *save = NULL;

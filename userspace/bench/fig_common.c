@@ -78,23 +78,27 @@ uint32_t bench_rand(uint32_t *state)
 	return x;
 }
 
-int bench_nop_stream(struct tern_context **ctx, unsigned int nctx, unsigned int jobs,
-		     unsigned int window)
+int bench_nop_stream_many(struct tern_context **ctx, unsigned int nctx, unsigned int jobs,
+			  unsigned int window, unsigned int batch)
 {
 	struct tern_fence **ring = calloc((size_t)nctx * window, sizeof(*ring));
+	struct tern_fence **got = calloc(batch, sizeof(*got));
+	const struct tern_cmdbuf **cbs = calloc(batch, sizeof(*cbs));
 	uint64_t *head = calloc(nctx, sizeof(*head)), *tail = calloc(nctx, sizeof(*tail));
 	struct tern_cmdbuf *cb = NULL;
-	unsigned int i, c;
+	unsigned int i, c, k, n, want;
 	int ret = -ENOMEM;
 
-	if (!ring || !head || !tail)
+	if (!ring || !got || !cbs || !head || !tail || batch > window)
 		goto out;
 	ret = tern_cmdbuf_create(0, &cb);
 	if (!ret)
 		ret = tern_cmd_nop(cb, 1);
-	for (i = 0; i < jobs && !ret; i++) {
-		c = i % nctx;
-		if (head[c] - tail[c] == window) {
+	for (k = 0; k < batch; k++)
+		cbs[k] = cb;
+	for (i = 0, c = 0; i < jobs && !ret; c = (c + 1) % nctx) {
+		want = jobs - i < batch ? jobs - i : batch;
+		while (head[c] - tail[c] > window - want) {
 			struct tern_fence **f = &ring[c * window + tail[c] % window];
 
 			ret = tern_fence_wait(*f, 30000000000ll);
@@ -104,9 +108,20 @@ int bench_nop_stream(struct tern_context **ctx, unsigned int nctx, unsigned int 
 			if (ret)
 				break;
 		}
-		ret = tern_submit(ctx[c], cb, NULL, 0, &ring[c * window + head[c] % window]);
-		if (!ret)
-			head[c]++;
+		if (ret)
+			break;
+		if (want == 1) {
+			n = 0;
+			ret = tern_submit(ctx[c], cb, NULL, 0, &got[0]);
+			if (!ret)
+				n = 1;
+		} else {
+			ret = tern_submit_many(ctx[c], cbs, want, got, &n);
+		}
+		for (k = 0; k < n; k++)
+			ring[c * window + (head[c] + k) % window] = got[k];
+		head[c] += n;
+		i += n;
 	}
 	if (ret)
 		tool_error(ret, "NOP job");
@@ -125,13 +140,21 @@ int bench_nop_stream(struct tern_context **ctx, unsigned int nctx, unsigned int 
 out:
 	tern_cmdbuf_free(cb);
 	free(ring);
+	free(got);
+	free(cbs);
 	free(head);
 	free(tail);
 	return ret;
 }
 
+int bench_nop_stream(struct tern_context **ctx, unsigned int nctx, unsigned int jobs,
+		     unsigned int window)
+{
+	return bench_nop_stream_many(ctx, nctx, jobs, window, 1);
+}
+
 int bench_nop_contexts(struct tern_device *dev, unsigned int nctx, unsigned int jobs,
-		       uint64_t *ns)
+		       unsigned int batch, uint64_t *ns)
 {
 	struct tern_context **ctx = calloc(nctx, sizeof(*ctx));
 	unsigned int c;
@@ -144,7 +167,7 @@ int bench_nop_contexts(struct tern_device *dev, unsigned int nctx, unsigned int 
 	}
 	*ns = bench_now_ns();
 	if (!ret)
-		ret = bench_nop_stream(ctx, nctx, jobs, BENCH_NOP_WINDOW);
+		ret = bench_nop_stream_many(ctx, nctx, jobs, BENCH_NOP_WINDOW, batch);
 	*ns = bench_now_ns() - *ns;
 	for (c = 0; ctx && c < nctx; c++)
 		tern_context_destroy(ctx[c]);

@@ -7,7 +7,12 @@
  * beside the rate the device completes NOP buffers with both slots kept
  * full (debugfs raw_nop pipelined, one engine).  The limit for C contexts
  * is min(C, compute engines) times the per-engine rate: contexts are spread
- * over the compute engines, which run in parallel.
+ * over the compute engines, which run in parallel.  Whether the host gives
+ * the engines that parallelism is measured too: raw_pipelined_all keeps
+ * both slots of every compute engine full at once, and ratio_to_all
+ * compares the several-context series with it.  The contexts_many series
+ * runs the contexts' stream again with BENCH_NOP_BATCH jobs per
+ * tern_submit_many() call.
  */
 #include <errno.h>
 
@@ -19,6 +24,7 @@ int bench_fig_throughput(struct bench *b)
 {
 	static const unsigned int ctxs[] = { 1, 4, 16, 64 };
 	static const unsigned int procs[] = { 4, 16 };
+	static const unsigned int many[] = { 1, 16 };
 	const struct tern_device_info *info = tern_device_info(b->dev);
 	unsigned int jobs = b->quick ? 128 : 2048, engines = info->compute_engine_count;
 	unsigned int rep, i;
@@ -26,7 +32,7 @@ int bench_fig_throughput(struct bench *b)
 
 	for (rep = 0; rep < b->reps && !ret; rep++) {
 		struct bench_proc_run run;
-		double raw_rate = 0;
+		double raw_rate = 0, all_rate = 0;
 		uint64_t total, ns;
 
 		ret = bench_raw_nop(b->dev, 0, jobs, false, NULL, &total);
@@ -40,11 +46,27 @@ int bench_fig_throughput(struct bench *b)
 			raw_rate = jobs / (total / 1e9);
 			bench_record(FIG, "raw_pipelined", "device", -1, "jobs/s", raw_rate);
 		}
+		if (raw_rate > 0 && engines > 1) {
+			ret = bench_raw_nop_all(b->dev, jobs, &total);
+			if (ret == -EINVAL) {
+				bench_missing(FIG, "raw_pipelined_all",
+					      "the driver's raw_nop has no \"all\"");
+				ret = 0;
+			} else if (ret) {
+				fprintf(stderr, "%s: raw_nop all: %s\n", tool_name,
+					tern_strerror(ret));
+				break;
+			} else {
+				all_rate = (double)jobs * engines / (total / 1e9);
+				bench_record(FIG, "raw_pipelined_all", "device", -1, "jobs/s",
+					     all_rate);
+			}
+		}
 		for (i = 0; i < sizeof(ctxs) / sizeof(ctxs[0]) && !ret; i++) {
 			unsigned int c = ctxs[i], lanes = c < engines ? c : engines;
 			double rate;
 
-			ret = bench_nop_contexts(b->dev, c, jobs, &ns);
+			ret = bench_nop_contexts(b->dev, c, jobs, 1, &ns);
 			if (ret)
 				break;
 			rate = jobs / (ns / 1e9);
@@ -52,6 +74,26 @@ int bench_fig_throughput(struct bench *b)
 			if (raw_rate > 0)
 				bench_record(FIG, "ratio_to_device", "contexts", c, "x",
 					     rate / (lanes * raw_rate));
+			if (all_rate > 0 && lanes > 1)
+				bench_record(FIG, "ratio_to_all", "contexts", c, "x",
+					     rate / all_rate);
+		}
+		/* the same stream, BENCH_NOP_BATCH jobs per system call */
+		for (i = 0; i < sizeof(many) / sizeof(many[0]) && !ret; i++) {
+			unsigned int c = many[i], lanes = c < engines ? c : engines;
+			double rate;
+
+			ret = bench_nop_contexts(b->dev, c, jobs, BENCH_NOP_BATCH, &ns);
+			if (ret)
+				break;
+			rate = jobs / (ns / 1e9);
+			bench_record(FIG, "jobs_per_s", "contexts_many", c, "jobs/s", rate);
+			if (raw_rate > 0)
+				bench_record(FIG, "ratio_to_device", "contexts_many", c, "x",
+					     rate / (lanes * raw_rate));
+			if (all_rate > 0 && lanes > 1)
+				bench_record(FIG, "ratio_to_all", "contexts_many", c, "x",
+					     rate / all_rate);
 		}
 		for (i = 0; i < sizeof(procs) / sizeof(procs[0]) && !ret; i++) {
 			unsigned int p = procs[i], lanes = p < engines ? p : engines;
@@ -65,6 +107,9 @@ int bench_fig_throughput(struct bench *b)
 			if (raw_rate > 0)
 				bench_record(FIG, "ratio_to_device", "processes", p, "x",
 					     rate / (lanes * raw_rate));
+			if (all_rate > 0 && lanes > 1)
+				bench_record(FIG, "ratio_to_all", "processes", p, "x",
+					     rate / all_rate);
 		}
 		bench_log(b, "fig 2 rep %u done", rep);
 	}

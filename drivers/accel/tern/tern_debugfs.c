@@ -46,9 +46,10 @@
  *   (request to PREEMPT_DONE), oldest first; writing clears them;
  * - raw_nop (rw): "<engine> <count> serial|pipelined" runs count NOP
  *   buffers on the engine straight from the driver, bypassing the
- *   scheduler (tern_sched_raw_run()); reading prints the last result:
- *   "engine <e> mode <m> count <n> total_ns <t>", then for serial runs one
- *   round-trip time in ns per line;
+ *   scheduler (tern_sched_raw_run()); "all <count> pipelined" runs count
+ *   on every compute engine at once; reading prints the last result:
+ *   "engine <e>|all mode <m> count <n> total_ns <t>" (count per engine,
+ *   wall time), then for serial runs one round-trip time in ns per line;
  * - inject (write only, present if the device has the fault-injection
  *   block): "<engine> <op>" arms TERN_INJECT_<op> (0 none, 1 hang, 2 drop
  *   irq, 3 fault) on an engine, to exercise recovery.
@@ -127,7 +128,7 @@ static int tern_debugfs_get_text(char *buf, size_t size,
  * @lock: serialises runs and reads
  * @cmd: the NOP buffer (CPU address)
  * @cmd_dma: its bus address
- * @engine: engine of the last run
+ * @engine: engine of the last run, TERN_RAW_NOP_ALL for every compute engine
  * @pipelined: its mode
  * @count: its runs; 0 before the first
  * @total_ns: its time
@@ -145,6 +146,61 @@ struct tern_raw_nop {
 };
 
 #define TERN_RAW_NOP_MAX	100000
+#define TERN_RAW_NOP_ALL	UINT_MAX
+
+/* One engine's share of an "all" run of raw_nop, on a work item. */
+struct tern_raw_nop_part {
+	struct work_struct work;
+	struct tern_sched *sched;
+	const struct tern_slot_desc *desc;
+	unsigned int count;
+	u64 total_ns;
+	int ret;
+};
+
+static void tern_raw_nop_part_run(struct work_struct *work)
+{
+	struct tern_raw_nop_part *part =
+		container_of(work, struct tern_raw_nop_part, work);
+
+	part->ret = tern_sched_raw_run(part->sched, part->desc, part->count,
+				       true, &part->total_ns, NULL);
+}
+
+/*
+ * Pipelined runs on every compute engine at once: what the device gives
+ * when all its engines are kept busy.  *@total_ns is the wall time until
+ * the last engine finished.
+ */
+static int tern_raw_nop_all(struct tern_device *tdev,
+			    const struct tern_slot_desc *desc,
+			    unsigned int count, u64 *total_ns)
+{
+	unsigned int n = tdev->compute_count, i;
+	struct tern_raw_nop_part *parts;
+	u64 t0;
+	int ret = 0;
+
+	parts = kcalloc(n, sizeof(*parts), GFP_KERNEL);
+	if (!parts)
+		return -ENOMEM;
+	t0 = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		INIT_WORK(&parts[i].work, tern_raw_nop_part_run);
+		parts[i].sched = &tdev->sched[i];
+		parts[i].desc = desc;
+		parts[i].count = count;
+		queue_work(system_unbound_wq, &parts[i].work);
+	}
+	for (i = 0; i < n; i++) {
+		flush_work(&parts[i].work);
+		if (!ret)
+			ret = parts[i].ret;
+	}
+	*total_ns = ktime_get_ns() - t0;
+	kfree(parts);
+	return ret;
+}
 
 static int tern_debugfs_raw_nop_show(struct seq_file *m, void *data)
 {
@@ -153,7 +209,10 @@ static int tern_debugfs_raw_nop_show(struct seq_file *m, void *data)
 	unsigned int i;
 
 	mutex_lock(&raw->lock);
-	if (raw->count) {
+	if (raw->count && raw->engine == TERN_RAW_NOP_ALL) {
+		seq_printf(m, "engine all mode pipelined count %u total_ns %llu\n",
+			   raw->count, raw->total_ns);
+	} else if (raw->count) {
 		seq_printf(m, "engine %u mode %s count %u total_ns %llu\n",
 			   raw->engine, raw->pipelined ? "pipelined" : "serial",
 			   raw->count, raw->total_ns);
@@ -172,7 +231,7 @@ static ssize_t tern_debugfs_raw_nop_write(struct file *file,
 	struct tern_raw_nop *raw = tdev->raw_nop;
 	struct tern_slot_desc desc = {};
 	unsigned int engine, count;
-	char buf[48], mode[16];
+	char buf[48], mode[16], which[16];
 	u64 *samples = NULL;
 	bool pipelined;
 	u64 total_ns;
@@ -181,10 +240,14 @@ static ssize_t tern_debugfs_raw_nop_write(struct file *file,
 	ret = tern_debugfs_get_text(buf, sizeof(buf), ubuf, len);
 	if (ret)
 		return ret;
-	if (sscanf(buf, "%u %u %15s", &engine, &count, mode) != 3 ||
-	    engine >= tdev->engine_count || !count || count > TERN_RAW_NOP_MAX)
+	if (sscanf(buf, "%15s %u %15s", which, &count, mode) != 3 ||
+	    !count || count > TERN_RAW_NOP_MAX)
 		return -EINVAL;
-	if (!strcmp(mode, "serial"))
+	if (!strcmp(which, "all"))
+		engine = TERN_RAW_NOP_ALL;
+	else if (kstrtouint(which, 10, &engine) || engine >= tdev->engine_count)
+		return -EINVAL;
+	if (!strcmp(mode, "serial") && engine != TERN_RAW_NOP_ALL)
 		pipelined = false;
 	else if (!strcmp(mode, "pipelined"))
 		pipelined = true;
@@ -206,8 +269,11 @@ static ssize_t tern_debugfs_raw_nop_write(struct file *file,
 	desc.buf_size = sizeof(u32);
 	desc.ctx_tag = 0;
 	desc.flags = TERN_SLOT_FLAG_PRIVILEGED;
-	ret = tern_sched_raw_run(&tdev->sched[engine], &desc, count, pipelined,
-				 &total_ns, samples);
+	if (engine == TERN_RAW_NOP_ALL)
+		ret = tern_raw_nop_all(tdev, &desc, count, &total_ns);
+	else
+		ret = tern_sched_raw_run(&tdev->sched[engine], &desc, count,
+					 pipelined, &total_ns, samples);
 	if (!ret) {
 		kvfree(raw->sample_ns);
 		raw->sample_ns = samples;

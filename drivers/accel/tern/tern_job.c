@@ -51,38 +51,23 @@
  */
 
 /*
- * The DMA buffer holds the command buffer; the job's resume record, which
- * the device writes when it preempts the job and reads when the job
- * resumes, is a small mapping of its own.  Both live as long as the job.
+ * The DMA buffer holds the command buffer and, after it, the job's resume
+ * record, which the device writes when it preempts the job and reads when
+ * the job resumes (64 bytes, 64-byte aligned; the CPU never reads it).
+ * One coherent allocation per job, no mapping of its own.
+ */
+static size_t tern_job_cmd_alloc_size(u32 cmd_size)
+{
+	return ALIGN(cmd_size, TERN_RESUME_RECORD_SIZE) + TERN_RESUME_RECORD_SIZE;
+}
+
+/*
  * A coherent allocation takes whole pages in a power of two: the job is
  * charged what was allocated, not only what was asked for.
  */
 static size_t tern_job_charge(const struct tern_job *job)
 {
-	return (PAGE_SIZE << get_order(job->cmd_size)) + TERN_RESUME_RECORD_SIZE;
-}
-
-/*
- * The resume record: 64 bytes the device writes when it preempts the job
- * and reads when it resumes it, mapped for the device for the job's life.
- * kmalloc() aligns it to its size; the CPU never reads it.
- */
-static int tern_job_map_resume(struct tern_device *tdev, struct tern_job *job)
-{
-	void *rec = kzalloc(TERN_RESUME_RECORD_SIZE, GFP_KERNEL);
-	dma_addr_t dma;
-
-	if (!rec)
-		return -ENOMEM;
-	dma = dma_map_single(tdev->drm.dev, rec, TERN_RESUME_RECORD_SIZE,
-			     DMA_BIDIRECTIONAL);
-	if (dma_mapping_error(tdev->drm.dev, dma)) {
-		kfree(rec);
-		return -ENOMEM;
-	}
-	job->resume = rec;
-	job->resume_dma = dma;
-	return 0;
+	return PAGE_SIZE << get_order(tern_job_cmd_alloc_size(job->cmd_size));
 }
 
 static struct tern_job *to_tern_job(struct drm_sched_job *sched_job)
@@ -147,13 +132,9 @@ static void tern_job_release(struct tern_job *job)
 		drm_gem_object_put(job->bos[i]);	/* NULL-safe */
 	kvfree(job->bos);
 	if (job->cmd)
-		dma_free_coherent(tdev->drm.dev, job->cmd_size, job->cmd,
-				  job->cmd_dma);
-	if (job->resume) {
-		dma_unmap_single(tdev->drm.dev, job->resume_dma,
-				 TERN_RESUME_RECORD_SIZE, DMA_BIDIRECTIONAL);
-		kfree(job->resume);
-	}
+		dma_free_coherent(tdev->drm.dev,
+				  tern_job_cmd_alloc_size(job->cmd_size),
+				  job->cmd, job->cmd_dma);
 	tern_job_uncharge(job);
 	if (job->usage) {
 		atomic64_sub(tern_job_charge(job), &job->usage->held_bytes);
@@ -621,15 +602,15 @@ static struct tern_job *tern_job_create(struct tern_device *tdev,
 	kref_get(&tfile->usage->ref);
 	job->usage = tfile->usage;
 	job->charged = true;	/* until the fence signals or the job is freed */
-	job->cmd = dma_alloc_coherent(tdev->drm.dev, job->cmd_size, &job->cmd_dma,
-				      GFP_KERNEL | __GFP_NOWARN);
+	job->cmd = dma_alloc_coherent(tdev->drm.dev,
+				      tern_job_cmd_alloc_size(job->cmd_size),
+				      &job->cmd_dma, GFP_KERNEL | __GFP_NOWARN);
 	if (!job->cmd) {
 		ret = -ENOMEM;
 		goto err;
 	}
-	ret = tern_job_map_resume(tdev, job);
-	if (ret)
-		goto err;
+	job->resume_dma = job->cmd_dma +
+			  ALIGN(job->cmd_size, TERN_RESUME_RECORD_SIZE);
 	if (copy_from_user(job->cmd, u64_to_user_ptr(args->cmdbuf),
 			   job->cmd_size)) {
 		ret = -EFAULT;

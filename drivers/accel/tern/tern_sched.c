@@ -777,7 +777,13 @@ static void tern_sched_irq(struct tern_engine *eng, u32 status, void *data)
 		queue_work(s->tdev->wq, &s->done_work);
 }
 
-/* Cancel every job of the engine with @error, in order. */
+/*
+ * Cancel every job of the engine with @error.  A context's jobs may be in
+ * a slot, held back and queued at once, in any seqno order among the
+ * three (a held job preempted before a later one of its context started):
+ * all of them join the context's held jobs, which stay in seqno order,
+ * and each context's fences then signal in that order.
+ */
 static void tern_sched_cancel_all(struct tern_sched *s, int error)
 {
 	struct tern_policy_entity *e;
@@ -787,16 +793,16 @@ static void tern_sched_cancel_all(struct tern_sched *s, int error)
 	lockdep_assert_held(&s->lock);
 
 	while (s->inflight)
-		tern_sched_signal(s, tern_sched_pop_head(s), error);
+		tern_sched_hold(s, tern_sched_pop_head(s));
 	list_for_each_entry(e, &s->policy.entities, link) {
 		struct tern_sched_ctx *ctx = to_sched_ctx(e);
 
+		while ((pjob = tern_policy_entity_pop(&s->policy, e)))
+			tern_sched_hold(s, to_sched_job(pjob));
 		list_for_each_entry_safe(job, tmp, &ctx->cancelled, pjob.link) {
 			list_del_init(&job->pjob.link);
 			tern_sched_signal(s, job, error);
 		}
-		while ((pjob = tern_policy_entity_pop(&s->policy, e)))
-			tern_sched_signal(s, to_sched_job(pjob), error);
 	}
 	s->queued = 0;
 	s->preempting = false;
