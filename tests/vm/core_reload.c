@@ -13,42 +13,6 @@
 #define VA	0x100000ull
 #define LOOPS	5
 
-static int sh(const char *fmt, const char *arg)
-{
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), fmt, arg);
-	return system(cmd);
-}
-
-/* rmmod, retried while the last file is still being released */
-static bool unload(void)
-{
-	int i;
-
-	for (i = 0; i < 100; i++) {
-		if (sh("rmmod tern%s 2>/dev/null", "") == 0)
-			return true;
-		usleep(50000);
-	}
-	return false;
-}
-
-static bool load(void)
-{
-	int i;
-
-	if (sh("insmod %s", tern_test_module_path()))
-		return false;
-	for (i = 0; i < 100; i++) {
-		if (!access(TERN_TEST_NODE, F_OK))
-			return true;
-		usleep(20000);
-	}
-	return false;
-}
-
-/* One job on a fresh file: does the device work? */
 static bool device_works(void)
 {
 	uint32_t dw[16], n = 0, ctx = 0, bo = 0, so;
@@ -78,13 +42,13 @@ int main(void)
 
 	tap_plan(6);
 	fd = tern_test_open();
-	tap_ok(fd >= 0 && sh("rmmod tern%s 2>/dev/null", "") != 0,
+	tap_ok(fd >= 0 && system("rmmod tern 2>/dev/null") != 0,
 	       "rmmod fails while a file is open");
 	close(fd);
 
 	ok = 0;
 	for (i = 0; i < LOOPS; i++) {
-		if (!unload() || !load() || !device_works())
+		if (!core_module_unload() || !core_module_load() || !device_works())
 			break;
 		ok++;
 	}
@@ -114,8 +78,8 @@ int main(void)
 	waitpid(pid, &status, 0);
 	tap_ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	       "a process queued 1 s of work and exited");
-	tap_ok(unload(), "the module unloads right after");
-	tap_ok(load(), "and loads again");
+	tap_ok(core_module_unload(), "the module unloads right after");
+	tap_ok(core_module_load(), "and loads again");
 	tap_ok(device_works(), "the device works");
 
 	return tap_exit_status();

@@ -634,4 +634,34 @@ static inline bool core_inject(unsigned int engine, unsigned int op)
 	return fclose(f) == 0 && ok;
 }
 
+/* rmmod tern, retried while the last file is still being released */
+static inline bool core_module_unload(void)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (system("rmmod tern 2>/dev/null") == 0)
+			return true;
+		usleep(50000);
+	}
+	return false;
+}
+
+/* insmod the module under test; true once its first node is there */
+static inline bool core_module_load(void)
+{
+	char cmd[512];
+	int i;
+
+	snprintf(cmd, sizeof(cmd), "insmod %s", tern_test_module_path());
+	if (system(cmd))
+		return false;
+	for (i = 0; i < 100; i++) {
+		if (!access(TERN_TEST_NODE, F_OK))
+			return true;
+		usleep(20000);
+	}
+	return false;
+}
+
 #endif /* TERN_CORE_TEST_H */

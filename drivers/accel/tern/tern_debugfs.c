@@ -52,7 +52,7 @@
  *   wall time), then for serial runs one round-trip time in ns per line;
  * - inject (write only, present if the device has the fault-injection
  *   block): "<engine> <op>" arms TERN_INJECT_<op> (0 none, 1 hang, 2 drop
- *   irq, 3 fault) on an engine, to exercise recovery.
+ *   irq, 3 fault, 4 reset stuck) on an engine, to exercise recovery.
  */
 
 static struct tern_device *entry_to_tdev(struct seq_file *m)
@@ -477,7 +477,7 @@ static ssize_t tern_debugfs_inject_write(struct file *file,
 	buf[len] = '\0';
 	if (sscanf(buf, "%u %u", &engine, &op) != 2)
 		return -EINVAL;
-	if (engine >= tdev->engine_count || op > TERN_INJECT_FAULT)
+	if (engine >= tdev->engine_count || op > TERN_INJECT_RESET_STUCK)
 		return -EINVAL;
 
 	if (!drm_dev_enter(&tdev->drm, &idx))

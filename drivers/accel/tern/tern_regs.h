@@ -88,6 +88,7 @@
 #define   TERN_INJECT_HANG		1	/* stop making progress until reset */
 #define   TERN_INJECT_DROP_IRQ		2	/* lose the next MSI-X message */
 #define   TERN_INJECT_FAULT		3	/* fault the running/next buffer */
+#define   TERN_INJECT_RESET_STUCK	4	/* the next engine reset never ends */
 #define TERN_REG_INJECT_STATUS		0x0f04	/* RO: bit e: injection armed on e */
 
 /* ---- Engine registers: block of 0x100 bytes per engine ------------------ */

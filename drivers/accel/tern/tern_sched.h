@@ -210,7 +210,8 @@ void tern_sched_ctx_cancel(struct tern_sched_ctx *sctx, int error);
  * @order: slots in doorbell order; @order[0] is the one running
  * @inflight: number of occupied slots
  * @hw_seqno: last value written to a slot's SEQNO for a new run
- * @stopped: the device is gone: nothing is programmed any more
+ * @stopped: the device is gone, or the engine was lost (a reset that did
+ *	not end): nothing is programmed any more
  * @resetting: an engine reset is in progress: nothing is programmed
  * @raw: the engine is lent to tern_sched_raw_run(): nothing is programmed
  * @raw_wait: tern_sched_raw_run() waits here for the slots to drain and

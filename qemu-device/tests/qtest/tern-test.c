@@ -2003,6 +2003,72 @@ static void test_fault_injection(void)
     tern_shutdown(&t);
 }
 
+/*
+ * RESET_STUCK: the next engine reset abandons the work, as any reset does,
+ * but never ends; the engine stays RESETTING, its registers refuse writes,
+ * and only a device reset brings it back.
+ */
+static void test_reset_stuck(void)
+{
+    uint64_t root, pa;
+    uint32_t p0;
+    Tern t;
+    Cmd c;
+    Job j;
+
+    tern_boot(&t, "local-mem-size=16M");
+    root = as_new(&t);
+    pa = as_map_buf(&t, root, VA_BASE, PAGE, true);
+
+    /* a run that would write after a long SPIN */
+    c_init(&c);
+    c_spin(&c, 300000);
+    c_write_imm(&c, VA_BASE, 7);
+    j = job_of(&t, &c, root, 1);
+    submit(&t, 0, 0, &j);
+    g_usleep(10000);
+    wr(&t, TERN_REG_INJECT, TERN_INJECT_ENGINE(0) |
+       TERN_INJECT_OP(TERN_INJECT_RESET_STUCK));
+    g_assert_cmphex(rd(&t, TERN_REG_INJECT_STATUS), ==, 1);
+    ew(&t, 0, TERN_ENG_RESET, 1);
+    g_usleep(100000);
+    g_assert_cmpuint(TERN_ENG_STATE(er(&t, 0, TERN_ENG_STATUS)), ==,
+                     TERN_ENG_STATE_RESETTING);
+    p0 = er(&t, 0, TERN_ENG_PROGRESS);
+    g_usleep(400000);
+    /* abandoned: no progress, the write after the SPIN never happens */
+    g_assert_cmpuint(er(&t, 0, TERN_ENG_PROGRESS), ==, p0);
+    g_assert_cmpuint(qtest_readl(t.qts, pa), ==, 0);
+    g_assert_cmpuint(TERN_ENG_STATE(er(&t, 0, TERN_ENG_STATUS)), ==,
+                     TERN_ENG_STATE_RESETTING);
+    /* still RESETTING: a write, another reset too, is a register error */
+    ew(&t, 0, TERN_ENG_RESET, 1);
+    g_assert_cmphex(rd(&t, TERN_REG_REG_ERROR_ADDR), ==,
+                    TERN_ENGINE_BASE(0) + TERN_ENG_RESET);
+    /* the other engines are not affected */
+    g_assert_cmpuint(run_cmd(&t, 1, &c, root, 0), ==,
+                     TERN_OUTCOME_COMPLETED);
+    g_assert_cmpuint(qtest_readl(t.qts, pa), ==, 7);
+
+    /* a device reset ends it */
+    wr(&t, TERN_REG_RESET, TERN_RESET_MAGIC);
+    WAIT_FOR(rd(&t, TERN_REG_STATUS) & TERN_STATUS_READY);
+    g_assert_cmpuint(TERN_ENG_STATE(er(&t, 0, TERN_ENG_STATUS)), ==,
+                     TERN_ENG_STATE_IDLE);
+    g_assert_cmpuint(slot_state(&t, 0, 0), ==, TERN_SLOT_STATE_FREE);
+    g_assert_cmphex(rd(&t, TERN_REG_INJECT_STATUS), ==, 0);
+    qtest_writel(t.qts, pa, 0);
+    g_assert_cmpuint(run_cmd(&t, 0, &c, root, 0), ==,
+                     TERN_OUTCOME_COMPLETED);
+    g_assert_cmpuint(qtest_readl(t.qts, pa), ==, 7);
+
+    /* an op above RESET_STUCK is a register error */
+    wr(&t, TERN_REG_INJECT, TERN_INJECT_ENGINE(0) | TERN_INJECT_OP(5));
+    g_assert_cmphex(rd(&t, TERN_REG_REG_ERROR_ADDR), ==, TERN_REG_INJECT);
+    c_free(&c);
+    tern_shutdown(&t);
+}
+
 /* ---- Tests: misuse ------------------------------------------------------- */
 
 static void expect_fault(Tern *t, unsigned e, Cmd *c, uint64_t root,
@@ -2582,6 +2648,7 @@ int main(int argc, char **argv)
     qtest_add_func("/tern/interrupts/engine-mask",
                    test_engine_interrupt_mask);
     qtest_add_func("/tern/fault-injection", test_fault_injection);
+    qtest_add_func("/tern/fault-injection/reset-stuck", test_reset_stuck);
     qtest_add_func("/tern/registers/bad-accesses",
                    test_bad_register_accesses);
     qtest_add_func("/tern/single-use-mode", test_single_use_mode);

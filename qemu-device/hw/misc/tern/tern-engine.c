@@ -354,7 +354,14 @@ static void *tern_engine_thread(void *opaque)
     rcu_register_thread();
     qemu_mutex_lock(&eng->lock);
     while (!eng->exit_req) {
-        if (eng->reset_req) {
+        if (eng->reset_req && !eng->device_reset &&
+            (eng->inject & (1u << TERN_INJECT_RESET_STUCK))) {
+            /*
+             * Abandoned, as a reset abandons work, but RESETTING until
+             * a device reset ends it (docs/hardware.md 13).
+             */
+            qemu_cond_wait(&eng->cond, &eng->lock);
+        } else if (eng->reset_req) {
             tern_engine_do_reset(eng);
         } else if (eng->pause_req) {
             qemu_cond_wait(&eng->cond, &eng->lock);

@@ -41,7 +41,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(TernState, TERN)
 #define TERN_WAIT_POLL_US           100
 #define TERN_COST_PACKET_NS         100
 #define TERN_PACE_SLACK_NS          1000000 /* may run this far ahead */
-#define TERN_INJECT_OP_MAX          TERN_INJECT_FAULT
+#define TERN_INJECT_OP_MAX          TERN_INJECT_RESET_STUCK
 
 typedef struct TernState TernState;
 
