@@ -297,10 +297,10 @@ bool tern_context_usable(struct tern_context *ctx)
  * The engine a new context runs on: with DRM_TERN_CONTEXT_CREATE_ENGINE the
  * one the caller named, which must exist and be of @class (ERR_PTR(-EINVAL)
  * otherwise); else the engine of @class with the fewest contexts, leaving
- * out engines lost to a failed reset (NULL if the device has none).  Either way the engine's count of contexts counts
- * the new one before anyone else looks, so that contexts created at the
- * same time spread over the engines; the caller gives it back if the
- * creation fails.
+ * out engines lost to a failed reset (NULL if the device has none).
+ * Either way the engine's count of contexts counts the new one before
+ * anyone else looks, so that contexts created at the same time spread over
+ * the engines; the caller gives it back if the creation fails.
  */
 static struct tern_sched *
 tern_context_pick_engine(struct tern_device *tdev,
