@@ -122,7 +122,7 @@ int main(void)
 	ctx_destroy(fd, h[0]);
 
 	memset(&cc, 0, sizeof(cc));
-	cc.flags = DRM_TERN_CONTEXT_CREATE_PROGRESS << 1;
+	cc.flags = DRM_TERN_CONTEXT_CREATE_PROGRESS_VA << 1;
 	tap_errno(mem_ioctl(fd, DRM_IOCTL_TERN_CONTEXT_CREATE, &cc), -EINVAL,
 		  "create with an unknown flag");
 	cc.flags = 1u << 31;

@@ -190,7 +190,7 @@ int main(void)
 	}
 	tap_ok(distinct, "every engine named with the other class: EINVAL");
 	memset(&cc, 0, sizeof(cc));
-	cc.flags = DRM_TERN_CONTEXT_CREATE_PROGRESS << 1;
+	cc.flags = DRM_TERN_CONTEXT_CREATE_PROGRESS_VA << 1;
 	tap_errno(mem_ioctl(fd, DRM_IOCTL_TERN_CONTEXT_CREATE, &cc), -EINVAL,
 		  "an unknown flag next to it");
 

@@ -634,8 +634,22 @@ static void op_ctx_create(struct worker *w, struct file *f)
 	}
 	if (chance(w, 30))
 		c.flags |= DRM_TERN_CONTEXT_CREATE_PROGRESS;
+	if (f->nmap < MAX_MAPS && chance(w, 10)) {
+		/* the page in the address space, among the fuzzer's mappings */
+		c.flags |= DRM_TERN_CONTEXT_CREATE_PROGRESS_VA;
+		c.progress_va = chance(w, 90) ? FUZZ_VA + DRM_TERN_PAGE_SIZE *
+				(uint64_t)below(w, FUZZ_SPAN / DRM_TERN_PAGE_SIZE) : rnd(w);
+		ex(&e, EEXIST);
+		ex(&e, ENOSPC);
+		ex(&e, ERANGE);
+		if (!(c.flags & DRM_TERN_CONTEXT_CREATE_PROGRESS) ||
+		    c.progress_va % DRM_TERN_PAGE_SIZE) {
+			ex(&e, EINVAL);
+			bad = true;
+		}
+	}
 	if (chance(w, 6)) {
-		c.flags = rnd(w) | 4;	/* an unknown flag */
+		c.flags = rnd(w) | 8;	/* an unknown flag */
 		ex(&e, EINVAL);
 		bad = true;
 	}
@@ -673,6 +687,11 @@ static void op_ctx_create(struct worker *w, struct file *f)
 				  !c.progress_offset)) {
 			ex_init(&e, "CONTEXT_CREATE handle/engine");
 			record(w, &e, -EPROTO);
+		}
+		/* the page's mapping is the file's, as if VM_BIND made it */
+		if ((c.flags & DRM_TERN_CONTEXT_CREATE_PROGRESS_VA) && f->nmap < MAX_MAPS) {
+			f->map[f->nmap].va = c.progress_va;
+			f->map[f->nmap++].range = DRM_TERN_PROGRESS_SIZE;
 		}
 		if (f->nctx < MAX_CTX) {
 			f->ctx[f->nctx].handle = c.handle;

@@ -59,7 +59,8 @@
 
 /* every flag of DRM_IOCTL_TERN_CONTEXT_CREATE that this version knows */
 #define TERN_CONTEXT_CREATE_FLAGS	(DRM_TERN_CONTEXT_CREATE_ENGINE | \
-					 DRM_TERN_CONTEXT_CREATE_PROGRESS)
+					 DRM_TERN_CONTEXT_CREATE_PROGRESS | \
+					 DRM_TERN_CONTEXT_CREATE_PROGRESS_VA)
 
 static struct tern_context *sctx_to_ctx(struct tern_sched_ctx *sctx)
 {
@@ -374,6 +375,10 @@ int tern_context_create_ioctl(struct drm_device *drm, void *data,
 	int ret, idx;
 
 	if ((args->flags & ~TERN_CONTEXT_CREATE_FLAGS) ||
+	    ((args->flags & DRM_TERN_CONTEXT_CREATE_PROGRESS_VA) &&
+	     !(args->flags & DRM_TERN_CONTEXT_CREATE_PROGRESS)) ||
+	    (!(args->flags & DRM_TERN_CONTEXT_CREATE_PROGRESS_VA) &&
+	     args->progress_va) ||
 	    args->priority > DRM_TERN_PRIORITY_HIGH ||
 	    args->engine_class > DRM_TERN_ENGINE_CLASS_COPY ||
 	    args->timeout_ms > TERN_MAX_TIMEOUT_MS ||
@@ -428,6 +433,11 @@ int tern_context_create_ioctl(struct drm_device *drm, void *data,
 		goto out_free;
 	tern_sched_ctx_init(sched, &ctx->sctx, ctx->priority, ctx->weight);
 
+	/*
+	 * The handle is reserved (a lookup finds nothing) until the last step
+	 * that can fail, the page's mapping, made without tern locks held, is
+	 * done; then the context is published.
+	 */
 	mutex_lock(&tfile->lock);
 	if (tfile->context_count >= TERN_MAX_CONTEXTS_PER_FILE) {
 		ret = -EMFILE;
@@ -437,13 +447,25 @@ int tern_context_create_ioctl(struct drm_device *drm, void *data,
 	 * Not xa_limit_32b: erasing index 0 (a destroy of handle 0) marks it
 	 * free even in an XA_FLAGS_ALLOC1 array, and 0 is no valid handle.
 	 */
-	ret = xa_alloc_cyclic(&tfile->contexts, &ctx->handle, ctx,
+	ret = xa_alloc_cyclic(&tfile->contexts, &ctx->handle, NULL,
 			      XA_LIMIT(1, U32_MAX), &tfile->next_context,
 			      GFP_KERNEL);
 	if (ret < 0)
 		goto out_unlock;
-	ret = 0;
 	tfile->context_count++;
+	mutex_unlock(&tfile->lock);
+
+	if (args->flags & DRM_TERN_CONTEXT_CREATE_PROGRESS_VA) {
+		ret = tern_vm_map_read_only(tfile->vm, ctx->progress_bo,
+					    args->progress_va,
+					    DRM_TERN_PROGRESS_SIZE);
+		if (ret)
+			goto out_unreserve;
+	}
+
+	mutex_lock(&tfile->lock);
+	/* into the reserved entry: no allocation, nothing to fail */
+	WARN_ON(xa_store(&tfile->contexts, ctx->handle, ctx, GFP_KERNEL));
 	ctx->vm = tern_vm_get(tfile->vm);
 	mutex_lock(&tdev->contexts_lock);
 	list_add_tail(&ctx->link, &tdev->contexts);
@@ -455,6 +477,10 @@ int tern_context_create_ioctl(struct drm_device *drm, void *data,
 	drm_dev_exit(idx);
 	return 0;
 
+out_unreserve:
+	mutex_lock(&tfile->lock);
+	xa_erase(&tfile->contexts, ctx->handle);
+	tfile->context_count--;
 out_unlock:
 	mutex_unlock(&tfile->lock);
 	drm_sched_entity_destroy(&ctx->entity);
@@ -529,9 +555,12 @@ int tern_context_destroy_ioctl(struct drm_device *drm, void *data,
 		return -EINVAL;
 
 	mutex_lock(&tfile->lock);
-	ctx = xa_erase(&tfile->contexts, args->handle);
-	if (ctx)
+	/* a handle reserved by a creation in progress is no context yet */
+	ctx = xa_load(&tfile->contexts, args->handle);
+	if (ctx) {
+		xa_erase(&tfile->contexts, args->handle);
 		tern_context_retire(tfile, ctx);
+	}
 	mutex_unlock(&tfile->lock);
 	if (!ctx)
 		return -ENOENT;

@@ -892,6 +892,39 @@ out_unlock:
 }
 
 /**
+ * tern_vm_map_read_only() - map a BO the kernel made read-only for the
+ *	device, as DRM_IOCTL_TERN_VM_BIND would map it
+ * @vm: the address space
+ * @bo: the BO (the mapping takes a reference of its own)
+ * @va: where, with the alignment and range VM_BIND requires
+ * @range: bytes from the BO's start, a multiple of %DRM_TERN_PAGE_SIZE
+ *
+ * The mapping then belongs to the address space like any other: it lasts
+ * until the file unmaps it with VM_BIND or is closed.  Called with no tern
+ * lock held.
+ *
+ * Return: 0; -EINVAL, -ERANGE, -EEXIST or -ENOSPC as VM_BIND returns them;
+ * -ENOMEM.
+ */
+int tern_vm_map_read_only(struct tern_vm *vm, struct tern_bo *bo, u64 va,
+			  u64 range)
+{
+	int ret;
+
+	if (!range || !IS_ALIGNED(va, DRM_TERN_PAGE_SIZE) ||
+	    !IS_ALIGNED(range, DRM_TERN_PAGE_SIZE) || range > tern_bo_size(bo))
+		return -EINVAL;
+	if (va < DRM_TERN_VA_START || va >= TERN_VA_END ||
+	    range > TERN_VA_END - va)
+		return -ERANGE;
+	drm_gem_object_get(&bo->base.base);
+	ret = tern_vm_map(vm, bo, va, 0, range, true);
+	if (ret)
+		drm_gem_object_put(&bo->base.base);
+	return ret;
+}
+
+/**
  * tern_vm_bind_ioctl() - DRM_IOCTL_TERN_VM_BIND
  * @dev: the DRM device
  * @data: &struct drm_tern_vm_bind

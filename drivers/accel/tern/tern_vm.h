@@ -11,6 +11,7 @@ struct dma_resv;
 struct drm_device;
 struct drm_file;
 struct drm_printer;
+struct tern_bo;
 struct tern_device;
 struct tern_vm;
 
@@ -26,5 +27,7 @@ void tern_vm_debugfs_show(struct tern_device *tdev, struct drm_printer *p);
 void tern_vm_unplug(struct tern_device *tdev);
 
 int tern_vm_bind_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
+int tern_vm_map_read_only(struct tern_vm *vm, struct tern_bo *bo, u64 va,
+			  u64 range);
 
 #endif /* __TERN_VM_H__ */

@@ -478,9 +478,19 @@ enum drm_tern_priority {
 #define DRM_TERN_CONTEXT_CREATE_PROGRESS	(1u << 1)
 
 /**
+ * DRM_TERN_CONTEXT_CREATE_PROGRESS_VA - &drm_tern_context_create.flags,
+ * with %DRM_TERN_CONTEXT_CREATE_PROGRESS: also map the progress page, read
+ * only, into the file's address space at &drm_tern_context_create.progress_va,
+ * so that jobs (of any context of the file) can read it, e.g. wait for a
+ * job of this context with a WAIT_MEM on &drm_tern_progress.completed
+ */
+#define DRM_TERN_CONTEXT_CREATE_PROGRESS_VA	(1u << 2)
+
+/**
  * struct drm_tern_context_create - DRM_IOCTL_TERN_CONTEXT_CREATE
- * @flags: in: 0, or %DRM_TERN_CONTEXT_CREATE_ENGINE and
- *	%DRM_TERN_CONTEXT_CREATE_PROGRESS
+ * @flags: in: 0, or %DRM_TERN_CONTEXT_CREATE_ENGINE,
+ *	%DRM_TERN_CONTEXT_CREATE_PROGRESS and
+ *	%DRM_TERN_CONTEXT_CREATE_PROGRESS_VA
  * @priority: in: enum drm_tern_priority
  * @engine_class: in: enum drm_tern_engine_class; the context runs on one
  *	engine of that class for its whole life: the one @engine names with
@@ -514,10 +524,24 @@ enum drm_tern_priority {
  *	0.  Added in interface version 1.2
  *	(&drm_tern_get_info.driver_version) at the end of the struct: a program built
  *	against an older header passes a shorter struct and never sees it.
+ * @progress_va: in: with %DRM_TERN_CONTEXT_CREATE_PROGRESS_VA, the device
+ *	VA to map the progress page at (%DRM_TERN_PROGRESS_SIZE bytes, read
+ *	only: a job that writes there faults).  The rules of
+ *	DRM_IOCTL_TERN_VM_BIND apply: the range must be free, aligned and
+ *	inside the address space.  The mapping is the file's, like one made
+ *	with VM_BIND: it stays when the context is destroyed (the page then
+ *	no longer changes) and goes when the file unmaps it with VM_BIND or is
+ *	closed.  Else must be 0.  Added in interface version 1.3 at the end
+ *	of the struct.
  *
  * Errors: -EINVAL unknown flags, priority, engine class, timeout or weight
  * out of range, pad not 0, or with %DRM_TERN_CONTEXT_CREATE_ENGINE an
- * @engine the device does not have or of another class than @engine_class;
+ * @engine the device does not have or of another class than @engine_class,
+ * %DRM_TERN_CONTEXT_CREATE_PROGRESS_VA without
+ * %DRM_TERN_CONTEXT_CREATE_PROGRESS, @progress_va not 0 without it or not
+ * a multiple of %DRM_TERN_PAGE_SIZE; -ERANGE @progress_va outside the
+ * address space; -EEXIST something is mapped there already; -ENOSPC the
+ * address space's budgets (see "DOC: tern memory") are used up;
  * -EACCES %DRM_TERN_PRIORITY_HIGH, or @weight above %DRM_TERN_WEIGHT_DEFAULT,
  * and the caller lacks CAP_SYS_NICE (the range checks come first);
  * -ENODEV no engine of that class; -EMFILE the file already has
@@ -533,6 +557,7 @@ struct drm_tern_context_create {
 	__u32 weight;
 	__u32 pad;
 	__u64 progress_offset;
+	__u64 progress_va;
 };
 
 /* Weight of a context created with weight 0. */
