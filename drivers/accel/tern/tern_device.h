@@ -31,6 +31,8 @@
 #define TERN_MAX_QUEUED_BYTES_PER_FILE	(64ull << 20)
 #define TERN_MAX_HELD_BYTES_PER_FILE	(2 * TERN_MAX_QUEUED_BYTES_PER_FILE)
 #define TERN_RELEASE_DELAY_MAX_US	1000000
+/* block of &tern_device.cmd_pool: a command copy and its resume record */
+#define TERN_CMD_POOL_BLOCK		PAGE_SIZE
 
 /**
  * struct tern_device - one tern PCI device
@@ -60,6 +62,10 @@
  *	BUSY_NS, RUN_NS), which share one latch in the device
  * @free_jobs: finished jobs that did not go through drm_sched, to release
  * @free_work: releases @free_jobs (tern_job_free_work())
+ * @cmd_pool: blocks of TERN_CMD_POOL_BLOCK coherent bytes for the command
+ *	copies (and resume records) of jobs that fit, instead of a
+ *	dma_alloc_coherent() each; destroyed at PCI remove once no job is
+ *	left, else with the DRM device, which every job holds
  * @release_delay_us: debugfs knob: @free_work first sleeps this long (at
  *	most TERN_RELEASE_DELAY_MAX_US), widening for tests the window
  *	between a job's fence and its release
@@ -104,6 +110,7 @@ struct tern_device {
 	spinlock_t latch_lock; /* see tern_read_counter64() */
 	struct llist_head free_jobs;
 	struct work_struct free_work;
+	struct dma_pool *cmd_pool;
 	u32 release_delay_us;
 	atomic_t live_jobs;
 	atomic_t releasing_contexts;

@@ -3,6 +3,7 @@
  * Copyright (c) 2026 The tern authors
  */
 
+#include <linux/dmapool.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 
@@ -245,6 +246,14 @@ static void tern_destroy_wq(struct drm_device *drm, void *wq)
 	destroy_workqueue(wq);
 }
 
+static void tern_destroy_cmd_pool(struct drm_device *drm, void *data)
+{
+	struct tern_device *tdev = to_tern_device(drm);
+
+	/* probe failed, or jobs outlived PCI remove (which said so) */
+	dma_pool_destroy(tdev->cmd_pool);
+}
+
 static void tern_scheds_release(struct drm_device *drm, void *data)
 {
 	struct tern_device *tdev = to_tern_device(drm);
@@ -313,6 +322,20 @@ static int tern_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (!tdev->sched_wq)
 		return -ENOMEM;
 	ret = drmm_add_action_or_reset(drm, tern_destroy_wq, tdev->sched_wq);
+	if (ret)
+		return ret;
+
+	/*
+	 * Destroyed at PCI remove once every job is freed; a job still
+	 * waiting for a foreign fence then keeps it until the DRM device,
+	 * which it holds, is released.
+	 */
+	tdev->cmd_pool = dma_pool_create("tern-cmd", &pdev->dev,
+					 TERN_CMD_POOL_BLOCK,
+					 TERN_RESUME_RECORD_SIZE, 0);
+	if (!tdev->cmd_pool)
+		return -ENOMEM;
+	ret = drmm_add_action_or_reset(drm, tern_destroy_cmd_pool, NULL);
 	if (ret)
 		return ret;
 
@@ -406,6 +429,14 @@ static void tern_remove(struct pci_dev *pdev)
 			 atomic_read(&tdev->live_jobs));
 	/* the free work may still be returning from the last release */
 	flush_work(&tdev->free_work);
+	/*
+	 * A dma_pool has a sysfs file on the device, which must go before the
+	 * device does: destroyed here unless a job still holds a block.
+	 */
+	if (!atomic_read(&tdev->live_jobs)) {
+		dma_pool_destroy(tdev->cmd_pool);
+		tdev->cmd_pool = NULL;
+	}
 	/*
 	 * Contexts whose last reference went with a job are freed from a work
 	 * item: done before remove returns, their files' address spaces (and

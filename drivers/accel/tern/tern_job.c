@@ -8,6 +8,7 @@
 #include <linux/dma-fence-unwrap.h>
 #include <linux/dma-mapping.h>
 #include <linux/dma-resv.h>
+#include <linux/dmapool.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -51,23 +52,82 @@
  */
 
 /*
- * The DMA buffer holds the command buffer and, after it, the job's resume
- * record, which the device writes when it preempts the job and reads when
- * the job resumes (64 bytes, 64-byte aligned; the CPU never reads it).
- * One coherent allocation per job, no mapping of its own.
+ * The DMA buffer holds the command buffer and, when the pages it takes
+ * have room after it, the job's resume record, which the device writes
+ * when it preempts the job and reads when the job resumes (64 bytes,
+ * 64-byte aligned; the CPU never reads it).  Nearly every job fits in one
+ * block of the device's dma_pool, record included: no allocation from the
+ * page allocator and no mapping of its own.  A larger buffer gets its own
+ * coherent pages; its record goes after it if they have room, or into a
+ * small mapping of its own, so that a buffer of a power-of-two size does
+ * not take twice its pages.  A pool block is not zeroed: the copy
+ * overwrites the command bytes, and the device reads the record only after
+ * it wrote it.
  */
+static bool tern_job_record_inline(u32 cmd_size)
+{
+	return ALIGN(cmd_size, TERN_RESUME_RECORD_SIZE) + TERN_RESUME_RECORD_SIZE <=
+	       PAGE_SIZE << get_order(cmd_size);
+}
+
 static size_t tern_job_cmd_alloc_size(u32 cmd_size)
 {
+	if (!tern_job_record_inline(cmd_size))
+		return cmd_size;
 	return ALIGN(cmd_size, TERN_RESUME_RECORD_SIZE) + TERN_RESUME_RECORD_SIZE;
 }
 
 /*
- * A coherent allocation takes whole pages in a power of two: the job is
- * charged what was allocated, not only what was asked for.
+ * A coherent allocation takes whole pages in a power of two, a pool block
+ * one page: the job is charged what was allocated, not only what was
+ * asked for.
  */
 static size_t tern_job_charge(const struct tern_job *job)
 {
-	return PAGE_SIZE << get_order(tern_job_cmd_alloc_size(job->cmd_size));
+	return (PAGE_SIZE << get_order(job->cmd_size)) +
+	       (tern_job_record_inline(job->cmd_size) ? 0 : TERN_RESUME_RECORD_SIZE);
+}
+
+static void *tern_job_cmd_alloc(struct tern_device *tdev, u32 cmd_size,
+				dma_addr_t *dma)
+{
+	size_t size = tern_job_cmd_alloc_size(cmd_size);
+
+	if (size <= TERN_CMD_POOL_BLOCK)
+		return dma_pool_alloc(tdev->cmd_pool, GFP_KERNEL | __GFP_NOWARN,
+				      dma);
+	return dma_alloc_coherent(tdev->drm.dev, size, dma,
+				  GFP_KERNEL | __GFP_NOWARN);
+}
+
+static void tern_job_cmd_free(struct tern_device *tdev, u32 cmd_size,
+			      void *cmd, dma_addr_t dma)
+{
+	size_t size = tern_job_cmd_alloc_size(cmd_size);
+
+	if (size <= TERN_CMD_POOL_BLOCK)
+		dma_pool_free(tdev->cmd_pool, cmd, dma);
+	else
+		dma_free_coherent(tdev->drm.dev, size, cmd, dma);
+}
+
+/* The resume record of a job whose buffer left no room for it. */
+static int tern_job_map_resume(struct tern_device *tdev, struct tern_job *job)
+{
+	void *rec = kzalloc(TERN_RESUME_RECORD_SIZE, GFP_KERNEL);
+	dma_addr_t dma;
+
+	if (!rec)
+		return -ENOMEM;
+	dma = dma_map_single(tdev->drm.dev, rec, TERN_RESUME_RECORD_SIZE,
+			     DMA_BIDIRECTIONAL);
+	if (dma_mapping_error(tdev->drm.dev, dma)) {
+		kfree(rec);
+		return -ENOMEM;
+	}
+	job->resume = rec;
+	job->resume_dma = dma;
+	return 0;
 }
 
 static struct tern_job *to_tern_job(struct drm_sched_job *sched_job)
@@ -132,9 +192,12 @@ static void tern_job_release(struct tern_job *job)
 		drm_gem_object_put(job->bos[i]);	/* NULL-safe */
 	kvfree(job->bos);
 	if (job->cmd)
-		dma_free_coherent(tdev->drm.dev,
-				  tern_job_cmd_alloc_size(job->cmd_size),
-				  job->cmd, job->cmd_dma);
+		tern_job_cmd_free(tdev, job->cmd_size, job->cmd, job->cmd_dma);
+	if (job->resume) {
+		dma_unmap_single(tdev->drm.dev, job->resume_dma,
+				 TERN_RESUME_RECORD_SIZE, DMA_BIDIRECTIONAL);
+		kfree(job->resume);
+	}
 	tern_job_uncharge(job);
 	if (job->usage) {
 		atomic64_sub(tern_job_charge(job), &job->usage->held_bytes);
@@ -332,32 +395,47 @@ static void tern_job_unlock_resvs(struct dma_resv **resv, unsigned int count,
 	ww_acquire_fini(ticket);
 }
 
+/*
+ * Entries of the small arrays a submission keeps on the stack, enough for
+ * most jobs: only larger ones allocate.
+ */
+#define TERN_SUBMIT_INLINE	4
+
 /**
  * struct tern_resv_set - the reservation objects a job's fence goes into
  * @resv: distinct reservation objects: the VM's first, then the BOs'
  * @usage: how the fence is added to each
  * @count: entries used
+ * @inline_resv: @resv when the job has fewer than TERN_SUBMIT_INLINE BOs
+ * @inline_usage: @usage then
  */
 struct tern_resv_set {
 	struct dma_resv **resv;
 	enum dma_resv_usage *usage;
 	unsigned int count;
+	struct dma_resv *inline_resv[TERN_SUBMIT_INLINE];
+	enum dma_resv_usage inline_usage[TERN_SUBMIT_INLINE];
 };
 
 static int tern_resv_set_build(struct tern_resv_set *set, struct tern_job *job)
 {
 	unsigned int i, j;
 
-	set->resv = kmalloc_array(job->bo_count + 1, sizeof(*set->resv),
-				  GFP_KERNEL);
-	set->usage = kmalloc_array(job->bo_count + 1, sizeof(*set->usage),
-				   GFP_KERNEL);
-	if (!set->resv || !set->usage) {
-		kfree(set->resv);
-		kfree(set->usage);
-		set->resv = NULL;
-		set->usage = NULL;
-		return -ENOMEM;
+	if (job->bo_count < TERN_SUBMIT_INLINE) {
+		set->resv = set->inline_resv;
+		set->usage = set->inline_usage;
+	} else {
+		set->resv = kmalloc_array(job->bo_count + 1, sizeof(*set->resv),
+					  GFP_KERNEL);
+		set->usage = kmalloc_array(job->bo_count + 1,
+					   sizeof(*set->usage), GFP_KERNEL);
+		if (!set->resv || !set->usage) {
+			kfree(set->resv);
+			kfree(set->usage);
+			set->resv = NULL;
+			set->usage = NULL;
+			return -ENOMEM;
+		}
 	}
 
 	set->resv[0] = tern_vm_resv(job->ctx->vm);
@@ -380,6 +458,8 @@ static int tern_resv_set_build(struct tern_resv_set *set, struct tern_job *job)
 
 static void tern_resv_set_free(struct tern_resv_set *set)
 {
+	if (set->resv == set->inline_resv)
+		return;
 	kfree(set->resv);
 	kfree(set->usage);
 }
@@ -396,7 +476,9 @@ struct tern_out_sync {
 	u64 point;
 };
 
-static void tern_out_syncs_free(struct tern_out_sync *out, u32 count)
+/* @out came from tern_job_get_out_syncs() with @small; NULL-safe. */
+static void tern_out_syncs_free(struct tern_out_sync *out, u32 count,
+				struct tern_out_sync *small)
 {
 	u32 i;
 
@@ -407,25 +489,40 @@ static void tern_out_syncs_free(struct tern_out_sync *out, u32 count)
 			drm_syncobj_put(out[i].syncobj);
 		dma_fence_chain_free(out[i].chain);
 	}
-	kvfree(out);
+	if (out != small)
+		kvfree(out);
 }
 
-static struct drm_tern_sync *tern_copy_syncs(u64 uptr, u32 count)
+static void tern_syncs_free(struct drm_tern_sync *syncs,
+			    struct drm_tern_sync *small)
 {
-	struct drm_tern_sync *syncs;
+	if (syncs != small)
+		kvfree(syncs);
+}
+
+/*
+ * The user's array of @count syncs, checked; into @small (room for
+ * TERN_SUBMIT_INLINE) when it fits.  Free with tern_syncs_free().
+ */
+static struct drm_tern_sync *tern_copy_syncs(u64 uptr, u32 count,
+					     struct drm_tern_sync *small)
+{
+	struct drm_tern_sync *syncs = small;
 	u32 i;
 
-	syncs = kvmalloc_array(count, sizeof(*syncs), GFP_KERNEL);
-	if (!syncs)
-		return ERR_PTR(-ENOMEM);
+	if (count > TERN_SUBMIT_INLINE) {
+		syncs = kvmalloc_array(count, sizeof(*syncs), GFP_KERNEL);
+		if (!syncs)
+			return ERR_PTR(-ENOMEM);
+	}
 	if (copy_from_user(syncs, u64_to_user_ptr(uptr),
 			   array_size(count, sizeof(*syncs)))) {
-		kvfree(syncs);
+		tern_syncs_free(syncs, small);
 		return ERR_PTR(-EFAULT);
 	}
 	for (i = 0; i < count; i++) {
 		if (syncs[i].flags) {
-			kvfree(syncs);
+			tern_syncs_free(syncs, small);
 			return ERR_PTR(-EINVAL);
 		}
 	}
@@ -440,20 +537,20 @@ static int tern_job_get_in_syncs(struct tern_job *job, struct drm_file *file,
 				 const struct drm_tern_submit *args,
 				 bool *signalled)
 {
-	struct drm_tern_sync *syncs;
+	struct drm_tern_sync small[TERN_SUBMIT_INLINE], *syncs;
 	int ret = 0;
 	u32 i;
 
 	*signalled = true;
 	if (!args->in_sync_count)
 		return 0;
-	syncs = tern_copy_syncs(args->in_syncs, args->in_sync_count);
+	syncs = tern_copy_syncs(args->in_syncs, args->in_sync_count, small);
 	if (IS_ERR(syncs))
 		return PTR_ERR(syncs);
 	job->deps = kvmalloc_array(args->in_sync_count, sizeof(*job->deps),
 				   GFP_KERNEL);
 	if (!job->deps) {
-		kvfree(syncs);
+		tern_syncs_free(syncs, small);
 		return -ENOMEM;
 	}
 	for (i = 0; i < args->in_sync_count; i++) {
@@ -469,7 +566,7 @@ static int tern_job_get_in_syncs(struct tern_job *job, struct drm_file *file,
 		job->deps[job->dep_count++] = fence;
 		*signalled &= dma_fence_is_signaled(fence);
 	}
-	kvfree(syncs);
+	tern_syncs_free(syncs, small);
 	return ret;
 }
 
@@ -496,24 +593,31 @@ static int tern_job_sched_init(struct tern_job *job, struct tern_file *tfile)
 	return 0;
 }
 
+/*
+ * The out-syncobjs, looked up; into @small_out (room for
+ * TERN_SUBMIT_INLINE, zeroed) when they fit.
+ */
 static struct tern_out_sync *tern_job_get_out_syncs(struct drm_file *file,
-						    const struct drm_tern_submit *args)
+						    const struct drm_tern_submit *args,
+						    struct tern_out_sync *small_out)
 {
-	struct drm_tern_sync *syncs;
-	struct tern_out_sync *out;
+	struct drm_tern_sync small[TERN_SUBMIT_INLINE], *syncs;
+	struct tern_out_sync *out = small_out;
 	int ret = 0;
 	u32 i;
 
 	if (!args->out_sync_count)
 		return NULL;
-	syncs = tern_copy_syncs(args->out_syncs, args->out_sync_count);
+	syncs = tern_copy_syncs(args->out_syncs, args->out_sync_count, small);
 	if (IS_ERR(syncs))
 		return ERR_CAST(syncs);
 
-	out = kvcalloc(args->out_sync_count, sizeof(*out), GFP_KERNEL);
-	if (!out) {
-		kvfree(syncs);
-		return ERR_PTR(-ENOMEM);
+	if (args->out_sync_count > TERN_SUBMIT_INLINE) {
+		out = kvcalloc(args->out_sync_count, sizeof(*out), GFP_KERNEL);
+		if (!out) {
+			tern_syncs_free(syncs, small);
+			return ERR_PTR(-ENOMEM);
+		}
 	}
 	for (i = 0; i < args->out_sync_count; i++) {
 		out[i].syncobj = drm_syncobj_find(file, syncs[i].handle);
@@ -530,9 +634,9 @@ static struct tern_out_sync *tern_job_get_out_syncs(struct drm_file *file,
 			}
 		}
 	}
-	kvfree(syncs);
+	tern_syncs_free(syncs, small);
 	if (ret) {
-		tern_out_syncs_free(out, args->out_sync_count);
+		tern_out_syncs_free(out, args->out_sync_count, small_out);
 		return ERR_PTR(ret);
 	}
 	return out;
@@ -602,15 +706,19 @@ static struct tern_job *tern_job_create(struct tern_device *tdev,
 	kref_get(&tfile->usage->ref);
 	job->usage = tfile->usage;
 	job->charged = true;	/* until the fence signals or the job is freed */
-	job->cmd = dma_alloc_coherent(tdev->drm.dev,
-				      tern_job_cmd_alloc_size(job->cmd_size),
-				      &job->cmd_dma, GFP_KERNEL | __GFP_NOWARN);
+	job->cmd = tern_job_cmd_alloc(tdev, job->cmd_size, &job->cmd_dma);
 	if (!job->cmd) {
 		ret = -ENOMEM;
 		goto err;
 	}
-	job->resume_dma = job->cmd_dma +
-			  ALIGN(job->cmd_size, TERN_RESUME_RECORD_SIZE);
+	if (tern_job_record_inline(job->cmd_size)) {
+		job->resume_dma = job->cmd_dma +
+				  ALIGN(job->cmd_size, TERN_RESUME_RECORD_SIZE);
+	} else {
+		ret = tern_job_map_resume(tdev, job);
+		if (ret)
+			goto err;
+	}
 	if (copy_from_user(job->cmd, u64_to_user_ptr(args->cmdbuf),
 			   job->cmd_size)) {
 		ret = -EFAULT;
@@ -685,6 +793,7 @@ static void tern_job_arm(struct tern_job *job)
 static int tern_submit_one(struct tern_device *tdev, struct drm_file *file,
 			   struct drm_tern_submit *args)
 {
+	struct tern_out_sync small_out[TERN_SUBMIT_INLINE] = {};
 	struct tern_file *tfile = to_tern_file(file);
 	struct tern_out_sync *out = NULL;
 	struct tern_resv_set resvs = {};
@@ -716,7 +825,7 @@ static int tern_submit_one(struct tern_device *tdev, struct drm_file *file,
 	if (IS_ERR(job))
 		return PTR_ERR(job);
 
-	out = tern_job_get_out_syncs(file, args);
+	out = tern_job_get_out_syncs(file, args, small_out);
 	if (IS_ERR(out)) {
 		ret = PTR_ERR(out);
 		out = NULL;
@@ -804,7 +913,7 @@ static int tern_submit_one(struct tern_device *tdev, struct drm_file *file,
 			drm_syncobj_replace_fence(out[i].syncobj, done);
 		}
 	}
-	tern_out_syncs_free(out, args->out_sync_count);
+	tern_out_syncs_free(out, args->out_sync_count, small_out);
 	dma_fence_put(done);
 	tern_resv_set_free(&resvs);
 	return 0;
@@ -813,7 +922,7 @@ out_unlock:
 	mutex_unlock(&ctx->submit_lock);
 out_release:
 	tern_resv_set_free(&resvs);
-	tern_out_syncs_free(out, args->out_sync_count);
+	tern_out_syncs_free(out, args->out_sync_count, small_out);
 	tern_job_release(job);
 	return ret;
 }

@@ -25,15 +25,18 @@ struct tern_file_usage;
  * @hw: the scheduler's view (hardware fence, slot description)
  * @ctx: the context (a reference)
  * @cmd: CPU address of the kernel-owned DMA buffer holding the validated
- *	copy of the user's command buffer, then the job's resume record
+ *	copy of the user's command buffer, then (if it has room) the job's
+ *	resume record
  * @cmd_dma: its bus address
  * @cmd_size: size of the command buffer in bytes
- * @resume_dma: bus address of the resume record, in the same allocation
+ * @resume: CPU address of the resume record when it is not in @cmd's
+ *	allocation, else NULL
+ * @resume_dma: bus address of the resume record
  * @bos: the buffer objects the job uses (references)
  * @bo_count: entries of @bos
  * @usage: the submitting file's usage (a reference)
  * @counted: the job counts in &tern_context.pending
- * @charged: @usage is charged with the memory of @cmd
+ * @charged: @usage is charged with the memory of @cmd and @resume
  * @deps: the in-fences (references), checked for errors when the job is
  *	ready, then released
  * @dep_count: entries of @deps
@@ -51,6 +54,7 @@ struct tern_job {
 	u32 *cmd;
 	dma_addr_t cmd_dma;
 	u32 cmd_size;
+	void *resume;
 	dma_addr_t resume_dma;
 	struct drm_gem_object **bos;
 	u32 bo_count;
