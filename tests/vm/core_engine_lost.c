@@ -2,12 +2,13 @@
 /*
  * core_engine_lost: an engine whose reset never ends (fault injection
  * RESET_STUCK after a HANG) is given up: the hung job's fence signals
- * -ETIMEDOUT, every other job of the engine -- in its slots, queued, held
- * back for a destroyed context -- signals -EIO, each context's jobs in
- * seqno order (checked on their progress pages and by the kernel's own
+ * -ETIMEDOUT, the other jobs of the engine -EIO, those of a context
+ * destroyed with jobs in a slot and queued -ECANCELED, each context's jobs
+ * in seqno order (checked on their progress pages and by the kernel's own
  * order check: no WARN), and later jobs there -ENODEV.  The other engines
- * keep working, new contexts are not placed on the lost engine, and
- * reloading the driver brings it back.
+ * keep working, new contexts are not placed on the lost engine even when
+ * every other engine has more, no register error comes from the closing
+ * file's unmaps, and reloading the driver brings the engine back.
  *
  * tern-vm: timeout=180
  */
@@ -41,6 +42,23 @@ static int ctx_on(int fd, uint32_t engine, uint32_t timeout_ms, uint32_t *handle
 		return -errno;
 	*page = p;
 	return 0;
+}
+
+/* How many lines of the kernel log so far name @what. */
+static int dmesg_count(const char *what)
+{
+	char cmd[256];
+	int n = -1;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "dmesg | grep -c '%s'", what);
+	p = popen(cmd, "r");
+	if (p) {
+		if (fscanf(p, "%d", &n) != 1)
+			n = -1;
+		pclose(p);
+	}
+	return n;
 }
 
 static uint32_t job(int fd, uint32_t ctx, uint32_t bo, uint32_t spin_us, uint32_t slot,
@@ -85,10 +103,10 @@ int main(void)
 	uint32_t a, b, c, d, bo, so_a, so_b, so_late, lost, i, last_b = 0, last_c = 0;
 	struct drm_tern_get_info info;
 	struct drm_tern_context_create plain;
-	uint32_t extra[4];
+	uint32_t extra[4], e;
 	volatile uint32_t *cpu;
 	void *map;
-	int fd, err;
+	int fd, err, reg_errors;
 
 	fd = tern_test_open();
 	if (fd < 0 || core_get_info(fd, &info) || info.compute_engine_count < 2 ||
@@ -98,6 +116,7 @@ int main(void)
 		return tap_exit_status();
 	}
 	lost = info.compute_engine_count - 1;
+	reg_errors = dmesg_count("register error");
 	if (!tap_ok(!core_bo(fd, 0x10000, VA, &bo, &map) &&
 		    !ctx_on(fd, lost, 300, &a, &pa) && !ctx_on(fd, lost, 0, &b, &pb) &&
 		    !ctx_on(fd, lost, 0, &c, &pc) && !ctx_create_on(fd, 0, 0, &d),
@@ -158,9 +177,10 @@ int main(void)
 	tap_ok(!err && core_fence_status(fd, so_late) == 1 && cpu[300] == 301,
 	       "engine 0 still runs jobs (%s, status %d)", strerror(-err),
 	       core_fence_status(fd, so_late));
-	/* engine 0 gets the most contexts: placement alone would pick the lost one */
+	/* every working engine gets the most contexts: placement alone would pick the lost one */
 	for (i = 0; i < 4; i++)
-		ctx_create_on(fd, 0, 0, &extra[i]);
+		for (e = 0; e < lost; e++)
+			ctx_create_on(fd, 0, e, &extra[i]);
 	for (i = 0; i < 4; i++) {
 		memset(&plain, 0, sizeof(plain));
 		plain.priority = DRM_TERN_PRIORITY_NORMAL;
@@ -171,11 +191,16 @@ int main(void)
 	tap_ok(i == 4, "new contexts are placed on the engines that work, even the busiest "
 	       "(engine %u)", plain.engine);
 
+	/* an unmap invalidates the TLBs of the engines, the lost one aside */
+	tap_ok(!vm_unmap(fd, VA, 0x10000), "the BO is unmapped");
 	munmap((void *)pa, DRM_TERN_PROGRESS_SIZE);
 	munmap((void *)pb, DRM_TERN_PROGRESS_SIZE);
 	munmap((void *)pc, DRM_TERN_PROGRESS_SIZE);
 	munmap(map, 0x10000);
 	close(fd);
+
+	tap_ok(dmesg_count("register error") == reg_errors,
+	       "no register error was logged: the lost engine's registers are left alone");
 
 	/* reloading the driver resets the device: the engine is back */
 	tap_ok(core_module_unload() && core_module_load(), "the driver reloads");

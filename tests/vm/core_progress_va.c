@@ -82,9 +82,12 @@ static void check_refusals(int fd, uint32_t data_bo)
 		  "a progress_va beyond the address space");
 	tap_errno(create(fd, pv, 0, VA_DATA, NULL), -EEXIST,
 		  "a progress_va where a BO is mapped");
-	tap_ok(core_context_count() == before,
-	       "none of them left a context behind (%d, then %d)", before,
-	       core_context_count());
+	if (before < 0)
+		tap_skip("no debugfs: contexts cannot be counted");
+	else
+		tap_ok(core_context_count() == before,
+		       "none of them left a context behind (%d, then %d)", before,
+		       core_context_count());
 	tap_ok(!vm_map(fd, data_bo, VA_PAGE, 0, PAGE4K) && !vm_unmap(fd, VA_PAGE, PAGE4K),
 	       "nor a mapping: the VA is free");
 }

@@ -401,8 +401,11 @@ static void check_destroy_race(int fd, uint32_t bo)
 	}
 	tap_ok(!bad, "40 destroys racing a call of 200 entries: each call complete or "
 	       "short with -ENOENT (%u short, %u bad)", shorts, bad);
-	tap_ok(core_context_count_is(0, 20000) || core_context_count() < 0,
-	       "every destroyed context is freed: no job left behind");
+	if (core_context_count() < 0)
+		tap_skip("no debugfs: the freed contexts cannot be counted");
+	else
+		tap_ok(core_context_count_is(0, 20000),
+		       "every destroyed context is freed: no job left behind");
 }
 
 int main(void)

@@ -2,7 +2,8 @@
 /*
  * lib_submit_many: tern_submit_many() queues command buffers in order, each
  * with its own fence and seqno, more than one DRM_IOCTL_TERN_SUBMIT_MANY
- * takes and more than a context holds (-EAGAIN says how far it got); a job
+ * takes and more than a context holds behind a job that waits (-EAGAIN
+ * says how far it got); a job
  * the library or the kernel refuses ends the call there, with the jobs
  * before it queued, the ones after it without a fence, and
  * tern_last_error() naming the job.
@@ -23,7 +24,9 @@ int main(void)
 	struct tern_device *dev;
 	struct tern_context *ctx;
 	struct tern_bo *bo;
-	unsigned int i, n, bad, done, eagain;
+	unsigned int i, n, bad, done, eagain, first_stop = 0;
+	struct tern_cmdbuf *gate_cb = NULL;
+	struct tern_fence *gate = NULL;
 	uint32_t *w, priv = 0x00010080;	/* TLB_INVALIDATE: privileged */
 	uint64_t va;
 	int ret;
@@ -44,20 +47,41 @@ int main(void)
 		w[i] = 0;
 	}
 
-	/* more than a context may hold: -EAGAIN says wait, then go on */
+	/*
+	 * More than a context may hold, behind a job that waits for the CPU:
+	 * the first call must stop at -EAGAIN; the gate opens, and the rest
+	 * goes in once the queue has room.
+	 */
+	w[1023] = 0;
+	if (tern_cmdbuf_create(0, &gate_cb) ||
+	    tern_cmd_wait_mem(gate_cb, va + 4 * 1023, 1, 10000000) ||
+	    tern_submit(ctx, gate_cb, NULL, 0, &gate)) {
+		tap_ok(false, "a gate job: %s", tern_last_error());
+		return tap_exit_status();
+	}
 	done = 0;
 	eagain = 0;
 	do {
 		ret = tern_submit_many(ctx, (const struct tern_cmdbuf *const *)&cbs[done],
 				       JOBS - done, &fences[done], &n);
 		done += n;
-		if (ret == -EAGAIN && n && eagain++ < 100)
-			ret = tern_fence_wait(fences[done - 1], 20000000000ll) ?: -EAGAIN;
-	} while (ret == -EAGAIN && done < JOBS && eagain <= 100);
-	tap_ok(!ret && done == JOBS,
-	       "%u jobs, more than a context holds: queued in %u call(s), all but the "
-	       "last stopping at -EAGAIN (%s)", JOBS, eagain + 1,
+		if (ret != -EAGAIN)
+			break;
+		if (!eagain++) {
+			first_stop = done;
+			w[1023] = 1;	/* open the gate */
+		}
+		if (done)
+			tern_fence_wait(fences[done - 1], 20000000000ll);
+		else
+			tern_fence_wait(gate, 20000000000ll);
+	} while (done < JOBS && eagain < 100);
+	tap_ok(!ret && done == JOBS && eagain > 0 && first_stop < JOBS,
+	       "%u jobs behind a gate, more than a context holds: the first call stops at "
+	       "-EAGAIN after %u, %u call(s) in all (%s)", JOBS, first_stop, eagain + 1,
 	       ret ? tern_last_error() : "ok");
+	tern_fence_free(gate);
+	tern_cmdbuf_free(gate_cb);
 	bad = 0;
 	for (i = 0; i < JOBS; i++) {
 		int r = fences[i] ? tern_fence_wait(fences[i], 20000000000ll) : -ENOENT;

@@ -405,8 +405,8 @@ static unsigned int submit_chunk(struct tern_context *ctx, struct submit_prep *p
 		done = 0;
 		*err = -errno;
 	} else {
-		done = many.submitted;
-		*err = many.error;
+		done = many.submitted < n ? many.submitted : n;
+		*err = done < n ? many.error : 0;
 	}
 	for (i = 0; i < n && i <= done; i++)
 		p[i].args = arr[i];
@@ -442,6 +442,10 @@ int tern_submit_many(struct tern_context *ctx, const struct tern_cmdbuf *const *
 		fences[i] = NULL;
 	if (!count)
 		return 0;
+	for (i = 0; i < count; i++)
+		if (!cbs || !cbs[i])
+			return tern_seterr(-EINVAL, "submit: job %u of %u: no command buffer",
+					   i, count);
 	p = calloc(count < TERN_SUBMIT_MANY_CHUNK ? count : TERN_SUBMIT_MANY_CHUNK,
 		   sizeof(*p));
 	if (!p)
@@ -462,11 +466,15 @@ int tern_submit_many(struct tern_context *ctx, const struct tern_cmdbuf *const *
 		done = n ? submit_chunk(ctx, p, n, &err) : 0;
 		for (i = 0; i < done; i++)
 			submit_commit(ctx, &p[i], fences ? &fences[first + i] : NULL);
-		if (done < n)
+		if (done < n && err == -EINTR && done) {
+			/* a signal stopped the kernel between entries: go on */
+			ret = 0;
+		} else if (done < n) {
 			ret = job_error(submit_error(ctx, &p[done].args, err), first + done,
 					count);
-		else if (ret)
+		} else if (ret) {
 			ret = job_error(ret, first + n, count);
+		}
 		for (i = 0; i < n; i++)
 			submit_prep_release(dev, &p[i]);
 		first += done;

@@ -170,7 +170,9 @@ static void tern_raw_nop_part_run(struct work_struct *work)
 /*
  * Pipelined runs on every compute engine at once: what the device gives
  * when all its engines are kept busy.  *@total_ns is the wall time until
- * the last engine finished.
+ * the last engine finished.  The runs wait in work items, where no signal
+ * reaches them: a run of at most TERN_RAW_NOP_MAX NOPs per engine, a few
+ * seconds at worst, cannot be interrupted.
  */
 static int tern_raw_nop_all(struct tern_device *tdev,
 			    const struct tern_slot_desc *desc,
@@ -181,6 +183,8 @@ static int tern_raw_nop_all(struct tern_device *tdev,
 	u64 t0;
 	int ret = 0;
 
+	if (!n)
+		return -ENODEV;
 	parts = kcalloc(n, sizeof(*parts), GFP_KERNEL);
 	if (!parts)
 		return -ENOMEM;

@@ -196,7 +196,8 @@ void tern_engine_enable_irqs(struct tern_engine *eng)
  */
 void tern_engine_disable_irqs(struct tern_engine *eng)
 {
-	tern_eng_write(eng, TERN_ENG_IRQ_MASK, ~0u);
+	if (!READ_ONCE(eng->lost))
+		tern_eng_write(eng, TERN_ENG_IRQ_MASK, ~0u);
 }
 
 /**
@@ -376,9 +377,11 @@ int tern_engine_reset(struct tern_engine *eng)
 	ret = readl_poll_timeout(eng->regs + TERN_ENG_STATUS, status,
 				 TERN_ENG_STATE(status) == TERN_ENG_STATE_IDLE,
 				 10, TERN_ENG_RESET_TIMEOUT_US);
-	if (ret)
+	if (ret) {
 		drm_err(&eng->tdev->drm, "engine %u did not come back from reset\n",
 			eng->id);
+		WRITE_ONCE(eng->lost, true);
+	}
 	return ret;
 }
 
@@ -400,5 +403,7 @@ u64 tern_engine_busy_ns(struct tern_engine *eng)
  */
 void tern_engine_tlb_invalidate(struct tern_engine *eng)
 {
-	tern_eng_write(eng, TERN_ENG_TLB_INVALIDATE, 1);
+	/* a lost engine runs nothing: its TLB is flushed by the next reset */
+	if (!READ_ONCE(eng->lost))
+		tern_eng_write(eng, TERN_ENG_TLB_INVALIDATE, 1);
 }

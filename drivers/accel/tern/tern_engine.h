@@ -81,6 +81,9 @@ typedef void (*tern_engine_irq_fn)(struct tern_engine *engine, u32 status,
  * @slot_regs: the values last written to each slot's RW registers, by
  *	offset / 4 (the registers keep them through ACK)
  * @slot_regs_valid: @slot_regs matches the device (false after a reset)
+ * @lost: a reset of the engine did not end: it stays RESETTING, where a
+ *	register write is a register error, until a device reset; nothing
+ *	writes to it any more
  */
 struct tern_engine {
 	struct tern_device *tdev;
@@ -95,6 +98,7 @@ struct tern_engine {
 	atomic64_t irq_count;
 	u32 slot_regs[TERN_SLOTS_PER_ENGINE][TERN_SLOT_RW_REGS];
 	bool slot_regs_valid[TERN_SLOTS_PER_ENGINE];
+	bool lost;
 };
 
 static inline u32 tern_eng_read(struct tern_engine *eng, u32 reg)

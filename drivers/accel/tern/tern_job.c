@@ -9,6 +9,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/dma-resv.h>
 #include <linux/dmapool.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -1003,6 +1004,11 @@ int tern_submit_many_ioctl(struct drm_device *drm, void *data,
 		return -ENODEV;
 	}
 	for (i = 0; i < args->count; i++) {
+		/* a killed process stops queueing */
+		if (done && fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
 		ret = tern_submit_one(tdev, file, &subs[i]);
 		if (ret)
 			break;
@@ -1014,7 +1020,8 @@ int tern_submit_many_ioctl(struct drm_device *drm, void *data,
 	if (done && (ret == -ERESTARTSYS || ret == -EINTR))
 		ret = -EINTR;
 	args->submitted = done;
-	args->error = ret;
+	/* the kernel's restart code never reaches userspace */
+	args->error = ret == -ERESTARTSYS ? -EINTR : ret;
 
 	/* the seqnos of the queued entries, the refusal of the one after */
 	uout = u64_to_user_ptr(args->submits) +

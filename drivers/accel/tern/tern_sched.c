@@ -913,7 +913,7 @@ out:
 	if (ret) {
 		drm_err(&s->tdev->drm, "engine %u lost: cancelling its work\n",
 			eng->id);
-		s->stopped = true;
+		WRITE_ONCE(s->stopped, true);
 		tern_sched_cancel_all(s, -EIO);
 	}
 	tern_sched_event(s);
@@ -996,7 +996,16 @@ void tern_sched_push(struct tern_sched *sched, struct tern_sched_job *job)
 	unsigned long flags;
 
 	spin_lock_irqsave(&sched->lock, flags);
-	if (sched->stopped) {
+	if (sched->stopped && (ctx->in_slots || ctx->entity.queued ||
+			       !list_empty(&ctx->cancelled))) {
+		/*
+		 * Stopped, but earlier jobs of the context are still to be
+		 * cancelled (a PCI remove between its quiesce and its
+		 * cancel): after them, in order.
+		 */
+		job->error = -ENODEV;
+		tern_sched_hold(sched, job);
+	} else if (sched->stopped) {
 		tern_sched_signal(sched, job, -ENODEV);
 	} else if (ctx->cancel_error) {
 		list_add_tail(&job->pjob.link, &ctx->cancelled);

@@ -418,8 +418,8 @@ enum drm_tern_engine_class {
  * @max_queued_bytes: out: most bytes of memory that the kernel copies of
  *	the command buffers of one open file's unfinished jobs may hold; each
  *	job counts what its copy takes: its size rounded up to a power of two
- *	pages, plus 64 bytes of resume record; submissions beyond it fail with
- *	-EAGAIN
+ *	pages, plus 64 bytes of resume record when the record does not fit in
+ *	those pages after the buffer; submissions beyond it fail with -EAGAIN
  */
 struct drm_tern_get_info {
 	__u32 flags;
@@ -531,8 +531,12 @@ enum drm_tern_priority {
  *	inside the address space.  The mapping is the file's, like one made
  *	with VM_BIND: it stays when the context is destroyed (the page then
  *	no longer changes) and goes when the file unmaps it with VM_BIND or is
- *	closed.  Else must be 0.  Added in interface version 1.3 at the end
- *	of the struct.
+ *	closed.  The device reads the page the CPU writes directly, as it
+ *	reads BOs (coherent DMA).  A WAIT_MEM on it for a job of a context on
+ *	the same engine can only pass if the scheduler preempts the waiting
+ *	job (the ``fair`` policy does; under ``fifo`` and ``drmfair`` it holds
+ *	the engine until its timeout).  Else must be 0.  Added in interface
+ *	version 1.3 at the end of the struct.
  *
  * Errors: -EINVAL unknown flags, priority, engine class, timeout or weight
  * out of range, pad not 0, or with %DRM_TERN_CONTEXT_CREATE_ENGINE an
@@ -544,7 +548,8 @@ enum drm_tern_priority {
  * address space's budgets (see "DOC: tern memory") are used up;
  * -EACCES %DRM_TERN_PRIORITY_HIGH, or @weight above %DRM_TERN_WEIGHT_DEFAULT,
  * and the caller lacks CAP_SYS_NICE (the range checks come first);
- * -ENODEV no engine of that class; -EMFILE the file already has
+ * -ENODEV no engine of that class (or every one of them was lost: an
+ * engine reset that did not end); -EMFILE the file already has
  * &drm_tern_get_info.max_contexts contexts; -ENOMEM.
  */
 struct drm_tern_context_create {
@@ -758,7 +763,9 @@ struct drm_tern_submit {
  *	@seqno, and the @error_offset and @error_opcode of the entry refused
  * @count: in: entries of @submits, 1 to %DRM_TERN_SUBMIT_MANY_MAX
  * @stride: in: bytes from one entry of @submits to the next:
- *	sizeof(struct drm_tern_submit)
+ *	sizeof(struct drm_tern_submit).  If struct drm_tern_submit grows, a
+ *	kernel that knows the larger size also takes the smaller one (the
+ *	new fields then read as zero), and refuses a stride it does not know
  * @flags: in: must be 0
  * @submitted: out: how many entries were queued, from the first
  * @error: out: 0 when all were queued, else the negative errno that entry
@@ -776,10 +783,15 @@ struct drm_tern_submit {
  * was not queued.  Added in interface version 1.3
  * (&drm_tern_get_info.driver_version).
  *
+ * A killed process stops between entries (-EINTR in @error).  As for
+ * DRM_IOCTL_TERN_SUBMIT, issue it with ioctl(): libdrm's drmIoctl() would
+ * retry the call at once, in a loop, when the first entry gets -EAGAIN.
+ *
  * Errors: -EINVAL @count 0 or above %DRM_TERN_SUBMIT_MANY_MAX, @stride not
  * sizeof(struct drm_tern_submit), @flags or @pad not 0; -EFAULT @submits
- * cannot be read, or the seqnos cannot be written back (the entries before
- * @submitted were queued even then); else the first entry's error, as
+ * cannot be read, or the seqnos cannot be written back: the entries before
+ * @submitted were queued even then, and when that is none, -EFAULT stands
+ * for the first entry's own error too; else the first entry's error, as
  * DRM_IOCTL_TERN_SUBMIT documents it.
  */
 struct drm_tern_submit_many {
