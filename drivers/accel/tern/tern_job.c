@@ -83,10 +83,15 @@ static size_t tern_job_cmd_alloc_size(u32 cmd_size)
  * one page: the job is charged what was allocated, not only what was
  * asked for.
  */
+static size_t tern_job_own_charge(u32 cmd_size)
+{
+	return (PAGE_SIZE << get_order(cmd_size)) +
+	       (tern_job_record_inline(cmd_size) ? 0 : TERN_RESUME_RECORD_SIZE);
+}
+
 static size_t tern_job_charge(const struct tern_job *job)
 {
-	return (PAGE_SIZE << get_order(job->cmd_size)) +
-	       (tern_job_record_inline(job->cmd_size) ? 0 : TERN_RESUME_RECORD_SIZE);
+	return job->charge;
 }
 
 static void *tern_job_cmd_alloc(struct tern_device *tdev, u32 cmd_size,
@@ -130,6 +135,68 @@ static int tern_job_map_resume(struct tern_device *tdev, struct tern_job *job)
 	job->resume_dma = dma;
 	return 0;
 }
+
+static void tern_cmd_block_release(struct kref *ref)
+{
+	struct tern_cmd_block *block = container_of(ref, struct tern_cmd_block,
+						    ref);
+	struct tern_device *tdev = block->tdev;
+
+	if (block->size <= TERN_CMD_POOL_BLOCK)
+		dma_pool_free(tdev->cmd_pool, block->cpu, block->dma);
+	else
+		dma_free_coherent(tdev->drm.dev, block->size, block->cpu,
+				  block->dma);
+	kfree(block);
+}
+
+static void tern_cmd_block_put(struct tern_cmd_block *block)
+{
+	if (block)
+		kref_put(&block->ref, tern_cmd_block_release);
+}
+
+/* Room for @count command copies of @cmd_bytes in all, and their records. */
+static struct tern_cmd_block *tern_cmd_block_alloc(struct tern_device *tdev,
+						   size_t cmd_bytes,
+						   unsigned int count)
+{
+	struct tern_cmd_block *block = kzalloc(sizeof(*block), GFP_KERNEL);
+
+	if (!block)
+		return NULL;
+	block->size = ALIGN(cmd_bytes, TERN_RESUME_RECORD_SIZE) +
+		      (size_t)count * TERN_RESUME_RECORD_SIZE;
+	if (block->size <= TERN_CMD_POOL_BLOCK)
+		block->cpu = dma_pool_alloc(tdev->cmd_pool,
+					    GFP_KERNEL | __GFP_NOWARN,
+					    &block->dma);
+	else
+		block->cpu = dma_alloc_coherent(tdev->drm.dev, block->size,
+						&block->dma,
+						GFP_KERNEL | __GFP_NOWARN);
+	if (!block->cpu) {
+		kfree(block);
+		return NULL;
+	}
+	kref_init(&block->ref);
+	block->tdev = tdev;
+	return block;
+}
+
+/**
+ * struct tern_cmd_place - where in a &tern_cmd_block a job's copy goes
+ * @block: the block
+ * @cmd_off: byte offset of the command copy
+ * @rec_off: byte offset of the resume record
+ * @charge: bytes the job counts against its file's limits
+ */
+struct tern_cmd_place {
+	struct tern_cmd_block *block;
+	size_t cmd_off;
+	size_t rec_off;
+	size_t charge;
+};
 
 static struct tern_job *to_tern_job(struct drm_sched_job *sched_job)
 {
@@ -192,7 +259,9 @@ static void tern_job_release(struct tern_job *job)
 	for (i = 0; i < job->bo_count; i++)
 		drm_gem_object_put(job->bos[i]);	/* NULL-safe */
 	kvfree(job->bos);
-	if (job->cmd)
+	if (job->block)
+		tern_cmd_block_put(job->block);
+	else if (job->cmd)
 		tern_job_cmd_free(tdev, job->cmd_size, job->cmd, job->cmd_dma);
 	if (job->resume) {
 		dma_unmap_single(tdev->drm.dev, job->resume_dma,
@@ -670,6 +739,7 @@ static struct tern_job *tern_job_create(struct tern_device *tdev,
 					struct drm_file *file,
 					struct tern_context *ctx,
 					struct drm_tern_submit *args,
+					const struct tern_cmd_place *place,
 					bool *deps_signalled)
 {
 	struct tern_validate_error verr = {};
@@ -693,6 +763,7 @@ static struct tern_job *tern_job_create(struct tern_device *tdev,
 	atomic_inc(&tdev->live_jobs);
 
 	job->cmd_size = args->cmdbuf_size;
+	job->charge = place ? place->charge : tern_job_own_charge(job->cmd_size);
 	if (!tern_job_charge_held(tdev, tfile->usage, tern_job_charge(job))) {
 		ret = -EAGAIN;
 		goto err;
@@ -707,18 +778,33 @@ static struct tern_job *tern_job_create(struct tern_device *tdev,
 	kref_get(&tfile->usage->ref);
 	job->usage = tfile->usage;
 	job->charged = true;	/* until the fence signals or the job is freed */
-	job->cmd = tern_job_cmd_alloc(tdev, job->cmd_size, &job->cmd_dma);
+	if (place) {
+		kref_get(&place->block->ref);
+		job->block = place->block;
+		job->cmd = job->block->cpu + place->cmd_off;
+		job->cmd_dma = job->block->dma + place->cmd_off;
+		job->resume_dma = job->block->dma + place->rec_off;
+		job->hw.resume_cpu = job->block->cpu + place->rec_off;
+		job->hw.batch_key = job->block;
+	} else {
+		job->cmd = tern_job_cmd_alloc(tdev, job->cmd_size, &job->cmd_dma);
+	}
 	if (!job->cmd) {
 		ret = -ENOMEM;
 		goto err;
 	}
-	if (tern_job_record_inline(job->cmd_size)) {
+	if (place) {
+		/* its record is in the block */
+	} else if (tern_job_record_inline(job->cmd_size)) {
 		job->resume_dma = job->cmd_dma +
 				  ALIGN(job->cmd_size, TERN_RESUME_RECORD_SIZE);
+		job->hw.resume_cpu = (void *)job->cmd +
+				     ALIGN(job->cmd_size, TERN_RESUME_RECORD_SIZE);
 	} else {
 		ret = tern_job_map_resume(tdev, job);
 		if (ret)
 			goto err;
+		job->hw.resume_cpu = job->resume;
 	}
 	if (copy_from_user(job->cmd, u64_to_user_ptr(args->cmdbuf),
 			   job->cmd_size)) {
@@ -781,6 +867,8 @@ static void tern_job_arm(struct tern_job *job)
 	job->hw.cmd = job->cmd;
 	job->hw.desc.buf = job->cmd_dma;
 	job->hw.desc.buf_size = job->cmd_size;
+	job->hw.own_size = job->cmd_size;
+	job->hw.batch_jobs = 1;
 	job->hw.desc.resume = job->resume_dma;
 	job->hw.desc.root = tern_vm_root(ctx->vm);
 	job->hw.desc.ctx_tag = ctx->sctx.tag;
@@ -792,7 +880,8 @@ static void tern_job_arm(struct tern_job *job)
  * in @args' outputs.
  */
 static int tern_submit_one(struct tern_device *tdev, struct drm_file *file,
-			   struct drm_tern_submit *args)
+			   struct drm_tern_submit *args,
+			   const struct tern_cmd_place *place)
 {
 	struct tern_out_sync small_out[TERN_SUBMIT_INLINE] = {};
 	struct tern_file *tfile = to_tern_file(file);
@@ -822,7 +911,7 @@ static int tern_submit_one(struct tern_device *tdev, struct drm_file *file,
 		return -EIO;
 	}
 	/* from here the job holds the context reference */
-	job = tern_job_create(tdev, tfile, file, ctx, args, &deps_signalled);
+	job = tern_job_create(tdev, tfile, file, ctx, args, place, &deps_signalled);
 	if (IS_ERR(job))
 		return PTR_ERR(job);
 
@@ -944,7 +1033,7 @@ int tern_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 
 	if (!drm_dev_enter(drm, &idx))
 		return -ENODEV;
-	ret = tern_submit_one(to_tern_device(drm), file, data);
+	ret = tern_submit_one(to_tern_device(drm), file, data, NULL);
 	drm_dev_exit(idx);
 	return ret;
 }
@@ -960,6 +1049,58 @@ static_assert(offsetof(struct drm_tern_submit, error_offset) ==
 	      offsetof(struct drm_tern_submit, seqno) + 4);
 static_assert(offsetof(struct drm_tern_submit, error_opcode) ==
 	      offsetof(struct drm_tern_submit, seqno) + 8);
+
+/*
+ * A group of entries whose copies go into one &tern_cmd_block: consecutive,
+ * on one context, each without in-syncs (it goes to the scheduler from the
+ * ioctl), each a plausible size, TERN_BATCH_MAX_JOBS and
+ * TERN_BATCH_MAX_BYTES at most.  The checks that refuse an entry are
+ * still those of tern_submit_one().
+ */
+static bool tern_submit_groupable(const struct drm_tern_submit *sub,
+				  const struct tern_device *tdev)
+{
+	return !sub->in_sync_count && sub->cmdbuf_size &&
+	       !(sub->cmdbuf_size % 4) && sub->cmdbuf_size <= tdev->buf_size_max;
+}
+
+/*
+ * The block of the group starting at entry @first (NULL when the group
+ * is a single entry, or the memory is not there: those entries get copies
+ * of their own); *@end is the entry after the group.
+ */
+static struct tern_cmd_block *tern_submit_group(struct tern_device *tdev,
+						const struct drm_tern_submit *subs,
+						u32 first, u32 count, u32 *end)
+{
+	size_t bytes = subs[first].cmdbuf_size;
+	u32 i = first + 1;
+
+	if (tern_submit_groupable(&subs[first], tdev)) {
+		while (i < count && i - first < TERN_BATCH_MAX_JOBS &&
+		       subs[i].context == subs[first].context &&
+		       tern_submit_groupable(&subs[i], tdev) &&
+		       bytes + subs[i].cmdbuf_size <= TERN_BATCH_MAX_BYTES) {
+			bytes += subs[i].cmdbuf_size;
+			i++;
+		}
+	}
+	*end = i;
+	if (i - first < 2)
+		return NULL;
+	return tern_cmd_block_alloc(tdev, bytes, i - first);
+}
+
+/* What entries @first .. @end - 1 of a group are charged. */
+static size_t tern_submit_group_charge(const struct drm_tern_submit *subs,
+				       u32 first, u32 end)
+{
+	size_t charge = 0;
+
+	for (; first < end; first++)
+		charge += subs[first].cmdbuf_size + TERN_RESUME_RECORD_SIZE;
+	return charge;
+}
 
 /**
  * tern_submit_many_ioctl() - DRM_IOCTL_TERN_SUBMIT_MANY
@@ -979,9 +1120,11 @@ int tern_submit_many_ioctl(struct drm_device *drm, void *data,
 {
 	struct tern_device *tdev = to_tern_device(drm);
 	struct drm_tern_submit_many *args = data;
+	struct tern_cmd_block *block = NULL;
 	struct drm_tern_submit *subs;
+	u32 i, done = 0, group_end = 0;
 	void __user *uout;
-	u32 i, done = 0;
+	size_t cmd_off = 0;
 	int ret = 0, idx;
 
 	args->submitted = 0;
@@ -1004,16 +1147,38 @@ int tern_submit_many_ioctl(struct drm_device *drm, void *data,
 		return -ENODEV;
 	}
 	for (i = 0; i < args->count; i++) {
+		struct tern_cmd_place place, *pl = NULL;
+
 		/* a killed process stops queueing */
 		if (done && fatal_signal_pending(current)) {
 			ret = -EINTR;
 			break;
 		}
-		ret = tern_submit_one(tdev, file, &subs[i]);
+		if (i == group_end) {
+			tern_cmd_block_put(block);
+			block = tern_submit_group(tdev, subs, i, args->count,
+						  &group_end);
+			cmd_off = 0;
+		}
+		if (block) {
+			place.block = block;
+			place.cmd_off = cmd_off;
+			place.rec_off = block->size -
+					(group_end - i) * TERN_RESUME_RECORD_SIZE;
+			/* the first job counts the block's rounding too */
+			place.charge = cmd_off ?
+				tern_submit_group_charge(subs, i, i + 1) :
+				block->size -
+				tern_submit_group_charge(subs, i + 1, group_end);
+			cmd_off += subs[i].cmdbuf_size;
+			pl = &place;
+		}
+		ret = tern_submit_one(tdev, file, &subs[i], pl);
 		if (ret)
 			break;
 		done++;
 	}
+	tern_cmd_block_put(block);
 	drm_dev_exit(idx);
 
 	/* a restart would queue the first @done entries again */

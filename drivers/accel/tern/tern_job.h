@@ -20,6 +20,27 @@ struct tern_context;
 struct tern_file_usage;
 
 /**
+ * struct tern_cmd_block - DMA memory shared by consecutive jobs of one
+ *	context submitted by one DRM_IOCTL_TERN_SUBMIT_MANY
+ * @ref: one per job using it, and the ioctl's while it runs
+ * @tdev: the device
+ * @cpu: CPU address: the jobs' command copies back to back, then their
+ *	resume records
+ * @dma: its bus address
+ * @size: bytes allocated
+ *
+ * Their copies being contiguous, the scheduler can run several of those
+ * jobs in one slot (see "DOC: batches" in tern_sched.c).
+ */
+struct tern_cmd_block {
+	struct kref ref;
+	struct tern_device *tdev;
+	void *cpu;
+	dma_addr_t dma;
+	size_t size;
+};
+
+/**
  * struct tern_job - one submitted command buffer
  * @base: the drm_sched job (dependencies, finished fence)
  * @hw: the scheduler's view (hardware fence, slot description)
@@ -32,6 +53,9 @@ struct tern_file_usage;
  * @resume: CPU address of the resume record when it is not in @cmd's
  *	allocation, else NULL
  * @resume_dma: bus address of the resume record
+ * @block: the shared memory @cmd and the record are in (a reference), or
+ *	NULL when the job has its own
+ * @charge: bytes the job counts against its file's limits
  * @bos: the buffer objects the job uses (references)
  * @bo_count: entries of @bos
  * @usage: the submitting file's usage (a reference)
@@ -56,6 +80,8 @@ struct tern_job {
 	u32 cmd_size;
 	void *resume;
 	dma_addr_t resume_dma;
+	struct tern_cmd_block *block;
+	size_t charge;
 	struct drm_gem_object **bos;
 	u32 bo_count;
 	struct tern_file_usage *usage;

@@ -340,6 +340,17 @@ struct tern_policy_job *tern_policy_entity_pop(struct tern_policy *p,
 	return job;
 }
 
+/**
+ * tern_policy_entity_peek() - the head job of a context's queue
+ * @e: the entity
+ *
+ * Return: the job tern_policy_entity_pop() would take, or NULL.
+ */
+struct tern_policy_job *tern_policy_entity_peek(struct tern_policy_entity *e)
+{
+	return list_first_entry_or_null(&e->queue, struct tern_policy_job, link);
+}
+
 /*
  * The pick of a mode that never preempts (fifo, drmfair): the head job of
  * @e, or NULL; such a mode keeps no promises, so those fair mode made go.

@@ -165,6 +165,7 @@ void tern_policy_push(struct tern_policy *p, struct tern_policy_entity *e,
 		      struct tern_policy_job *job);
 struct tern_policy_job *tern_policy_entity_pop(struct tern_policy *p,
 					       struct tern_policy_entity *e);
+struct tern_policy_job *tern_policy_entity_peek(struct tern_policy_entity *e);
 struct tern_policy_job *tern_policy_pick_next(struct tern_policy *p);
 void tern_policy_charge(struct tern_policy *p, struct tern_policy_entity *e,
 			u64 ns);

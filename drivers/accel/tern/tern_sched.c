@@ -309,6 +309,20 @@ static void tern_sched_hold(struct tern_sched *s, struct tern_sched_job *job)
 	list_add_tail(&job->pjob.link, &ctx->cancelled);
 }
 
+/* Hold back @head and the jobs of its batch. */
+static void tern_sched_hold_batch(struct tern_sched *s,
+				  struct tern_sched_job *head)
+{
+	struct tern_sched_job *job = head, *next;
+
+	for (; job; job = next) {
+		next = job->batch_next;
+		job->batch_next = NULL;
+		job->batch_jobs = 1;
+		tern_sched_hold(s, job);
+	}
+}
+
 /* @ctx is cancelled: take its ready jobs off the policy and hold them. */
 static void tern_sched_drain(struct tern_sched *s, struct tern_sched_ctx *ctx)
 {
@@ -317,9 +331,169 @@ static void tern_sched_drain(struct tern_sched *s, struct tern_sched_ctx *ctx)
 	lockdep_assert_held(&s->lock);
 	while ((pjob = tern_policy_entity_pop(&s->policy, &ctx->entity))) {
 		s->queued--;
-		list_add_tail(&pjob->link, &ctx->cancelled);
+		tern_sched_hold_batch(s, to_sched_job(pjob));
 	}
 	tern_sched_flush_cancelled(s, ctx);
+}
+
+/**
+ * DOC: batches
+ *
+ * Under the ``fair`` policy, a slot given to a job may run the jobs that
+ * follow it in its context's queue too, as one buffer: up to
+ * TERN_BATCH_MAX_JOBS jobs and TERN_BATCH_MAX_BYTES of commands whose
+ * copies lie back to back in memory (DRM_IOCTL_TERN_SUBMIT_MANY puts the
+ * copies of consecutive entries of one context into one &tern_cmd_block).
+ * One slot programming, one doorbell and one interrupt then serve them
+ * all.  Each job keeps its own fence, seqno and outcome:
+ *
+ * - completed: every job of the batch signals, in order;
+ * - faulted: the fault's packet offset names the job; the jobs before it
+ *   completed, it fails with -EIO, the ones after it are cancelled with
+ *   their context (-ECANCELED), as behind any fault;
+ * - preempted: the record's offset names the job it stopped in; the jobs
+ *   before it signal at once as completed, and the rest resumes later as
+ *   a batch that starts with that job: the record is copied to that job's
+ *   own and its offset moved by as much as the buffer's start
+ *   (docs/hardware.md 11.3 allows it);
+ * - hung: the engine's current offset names the job, as for a fault;
+ * - cancelled (never started) or behind a reset: the batch goes back to
+ *   the head of its context's queue as it is.
+ *
+ * A batch takes no more time from others than its jobs would one after
+ * the other: it is preempted at a packet boundary like any job, the
+ * policy charges its device time to its context, and a higher-priority
+ * job preempts it within the same latency.  ``fifo`` and ``drmfair``,
+ * which never preempt, do not batch.
+ */
+
+/* Let the jobs that follow @head in its context's queue ride in its slot. */
+static void tern_sched_batch(struct tern_sched *s, struct tern_sched_job *head)
+{
+	struct tern_policy_entity *e = &head->ctx->entity;
+	struct tern_sched_job *tail = head;
+	u32 bytes = head->own_size;
+
+	lockdep_assert_held(&s->lock);
+	if (s->policy.mode != TERN_POLICY_FAIR || head->resume ||
+	    head->batch_next || head->error || !head->batch_key)
+		return;
+	while (head->batch_jobs < TERN_BATCH_MAX_JOBS) {
+		struct tern_policy_job *pjob = tern_policy_entity_peek(e);
+		struct tern_sched_job *next;
+
+		if (!pjob)
+			break;
+		next = to_sched_job(pjob);
+		if (next->error || next->resume || next->batch_next ||
+		    next->batch_key != head->batch_key ||
+		    next->desc.buf != head->desc.buf + bytes ||
+		    bytes + next->own_size > TERN_BATCH_MAX_BYTES)
+			break;
+		tern_policy_entity_pop(&s->policy, e);
+		s->queued--;
+		tail->batch_next = next;
+		tail = next;
+		bytes += next->own_size;
+		head->batch_jobs++;
+	}
+	head->desc.buf_size = bytes;
+	if (head->batch_jobs > 1) {
+		s->batches++;
+		s->batched_jobs += head->batch_jobs;
+	}
+}
+
+/*
+ * The job of @head's batch whose commands hold byte @offset of the slot's
+ * buffer, and in *@start the offset of its first byte.
+ */
+static struct tern_sched_job *tern_sched_batch_find(struct tern_sched_job *head,
+						    u64 offset, u64 *start)
+{
+	struct tern_sched_job *job = head;
+	u64 pos = 0;
+
+	while (job->batch_next && offset >= pos + job->own_size) {
+		pos += job->own_size;
+		job = job->batch_next;
+	}
+	*start = pos;
+	return job;
+}
+
+/*
+ * The jobs of a batch from @job up to @stop (not included) completed: they
+ * signal in order; the first is charged @run_ns.
+ */
+static void tern_sched_complete_batch(struct tern_sched *s,
+				      struct tern_sched_job *job,
+				      struct tern_sched_job *stop, u64 run_ns)
+{
+	while (job != stop) {
+		struct tern_sched_job *next = job->batch_next;
+		struct tern_sched_ctx *ctx = job->ctx;
+
+		job->batch_next = NULL;
+		s->jobs_completed++;
+		ctx->ops->completed(ctx, job, run_ns);
+		run_ns = 0;
+		/* may free the job */
+		tern_sched_signal(s, job, 0);
+		job = next;
+	}
+}
+
+/*
+ * The jobs of @head's batch after @job never ran (a fault or hang in
+ * @job): held back, to be cancelled with their context.
+ */
+static void tern_sched_batch_hold_rest(struct tern_sched *s,
+				       struct tern_sched_job *job)
+{
+	tern_sched_hold_batch(s, job->batch_next);
+	job->batch_next = NULL;
+	job->batch_jobs = 1;
+}
+
+/*
+ * A batch was preempted: the jobs before the one it stopped in completed
+ * and signal now; that one heads what is left, with the preempted run's
+ * record copied into its own, the offset moved to its start.  Returns the
+ * new head.  A record the device did not write as expected (it always
+ * does) leaves the batch whole.
+ */
+static struct tern_sched_job *tern_sched_batch_preempted(struct tern_sched *s,
+							 struct tern_sched_job *head)
+{
+	const __le32 *rec = head->resume_cpu;
+	struct tern_sched_job *job;
+	__le32 *dst;
+	u64 start;
+	u32 offset;
+
+	if (!head->batch_next || !rec ||
+	    le32_to_cpu(rec[0]) != TERN_RESUME_MAGIC ||
+	    le32_to_cpu(rec[1]) != head->desc.seqno)
+		return head;
+	offset = le32_to_cpu(rec[2]);
+	job = tern_sched_batch_find(head, offset, &start);
+	if (job == head)
+		return head;
+
+	dst = job->resume_cpu;
+	memcpy(dst, rec, TERN_RESUME_RECORD_SIZE);
+	dst[2] = cpu_to_le32(offset - start);
+	job->desc.buf_size = head->desc.buf_size - start;
+	job->desc.seqno = head->desc.seqno;
+	job->batch_jobs = head->batch_jobs;
+	for (struct tern_sched_job *j = head; j != job; j = j->batch_next)
+		job->batch_jobs--;
+	job->resume = true;
+	job->preemptions = head->preemptions;
+	/* the run's time goes to the job that was preempted */
+	tern_sched_complete_batch(s, head, job, 0);
+	return job;
 }
 
 /*
@@ -336,7 +510,7 @@ static bool tern_sched_hold_unfinished(struct tern_sched *s,
 	lockdep_assert_held(&s->lock);
 	if (!job->ctx->cancel_error)
 		return false;
-	tern_sched_hold(s, job);
+	tern_sched_hold_batch(s, job);
 	return true;
 }
 
@@ -434,9 +608,10 @@ static void tern_sched_program(struct tern_sched *s, struct tern_sched_job *job)
 
 	lockdep_assert_held(&s->lock);
 	if (job->resume) {
-		/* same BUF, ROOT and SEQNO as the run that was preempted */
+		/* same ROOT and SEQNO as the run that was preempted */
 		job->desc.flags |= TERN_SLOT_FLAG_RESUME;
 	} else {
+		tern_sched_batch(s, job);
 		job->desc.flags &= ~TERN_SLOT_FLAG_RESUME;
 		job->desc.seqno = ++s->hw_seqno;
 	}
@@ -444,9 +619,11 @@ static void tern_sched_program(struct tern_sched *s, struct tern_sched_job *job)
 	s->slot[slot] = job;
 	s->order[s->inflight++] = slot;
 	job->ctx->in_slots++;
-	s->jobs_run++;
-	trace_tern_job_run(s->eng->id, slot, job->ctx->tag, job->seqno,
-			   job->desc.seqno, job->resume, s->policy.last_pick);
+	s->jobs_run += job->batch_jobs;
+	for (struct tern_sched_job *j = job; j; j = j->batch_next)
+		trace_tern_job_run(s->eng->id, slot, j->ctx->tag, j->seqno,
+				   job->desc.seqno, job->resume,
+				   s->policy.last_pick);
 
 	if (s->inflight == 1) {
 		tern_sched_head_started(s);
@@ -524,6 +701,22 @@ static void tern_sched_preempt_served(struct tern_sched *s)
 			       s->preempt_seqno, latency);
 }
 
+/* Fault kinds whose FAULT_ADDR is the packet's offset in the buffer. */
+static bool tern_fault_addr_is_offset(u32 kind)
+{
+	switch (kind) {
+	case TERN_FAULT_BAD_OPCODE:
+	case TERN_FAULT_BAD_LENGTH:
+	case TERN_FAULT_PRIVILEGED:
+	case TERN_FAULT_BAD_OPERAND:
+	case TERN_FAULT_WAIT_TIMEOUT:
+	case TERN_FAULT_INJECTED:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void tern_sched_retire_fault(struct tern_sched *s,
 				    struct tern_sched_job *job, u64 run_ns)
 {
@@ -532,6 +725,25 @@ static void tern_sched_retire_fault(struct tern_sched *s,
 
 	s->faults++;
 	tern_engine_read_fault(s->eng, &fault);
+	if (job->batch_next) {
+		u64 off = (u64)TERN_FAULT_OFFSET(fault.info) * 4, start;
+		struct tern_sched_job *guilty = tern_sched_batch_find(job, off,
+								      &start);
+
+		/* after it: held first, so that they follow it in order */
+		tern_sched_batch_hold_rest(s, guilty);
+		if (guilty != job) {
+			tern_sched_complete_batch(s, job, guilty, run_ns);
+			run_ns = 0;
+		}
+		job = guilty;
+		/* the registers as the job alone would have set them */
+		fault.info = (fault.info & 0xfff) |
+			     (u32)((off - start) / 4) << 12;
+		if (tern_fault_addr_is_offset(TERN_FAULT_KIND(fault.info)) &&
+		    fault.addr >= start)
+			fault.addr -= start;
+	}
 	/* the engine halts on a fault: the registers are this job's */
 	if (fault.ctx_tag != ctx->tag)
 		drm_err_ratelimited(&s->tdev->drm,
@@ -621,9 +833,7 @@ static bool tern_sched_retire(struct tern_sched *s, bool irq)
 
 		switch (res.outcome) {
 		case TERN_OUTCOME_COMPLETED:
-			s->jobs_completed++;
-			ctx->ops->completed(ctx, job, res.run_ns);
-			tern_sched_signal(s, job, 0);
+			tern_sched_complete_batch(s, job, NULL, res.run_ns);
 			break;
 		case TERN_OUTCOME_FAULTED:
 			tern_sched_retire_fault(s, job, res.run_ns);
@@ -641,6 +851,7 @@ static bool tern_sched_retire(struct tern_sched *s, bool irq)
 			break;
 		case TERN_OUTCOME_PREEMPTED:
 			s->preempt.jobs++;
+			job = tern_sched_batch_preempted(s, job);
 			job->resume = true;
 			job->preemptions++;
 			ctx->ops->preempted(ctx, job, res.run_ns);
@@ -793,12 +1004,12 @@ static void tern_sched_cancel_all(struct tern_sched *s, int error)
 	lockdep_assert_held(&s->lock);
 
 	while (s->inflight)
-		tern_sched_hold(s, tern_sched_pop_head(s));
+		tern_sched_hold_batch(s, tern_sched_pop_head(s));
 	list_for_each_entry(e, &s->policy.entities, link) {
 		struct tern_sched_ctx *ctx = to_sched_ctx(e);
 
 		while ((pjob = tern_policy_entity_pop(&s->policy, e)))
-			tern_sched_hold(s, to_sched_job(pjob));
+			tern_sched_hold_batch(s, to_sched_job(pjob));
 		list_for_each_entry_safe(job, tmp, &ctx->cancelled, pjob.link) {
 			list_del_init(&job->pjob.link);
 			tern_sched_signal(s, job, error);
@@ -839,6 +1050,7 @@ static void tern_sched_recover(struct tern_sched *s)
 	struct tern_sched_ctx *gctx, *held = NULL;
 	struct tern_engine *eng = s->eng;
 	unsigned long flags;
+	u32 hang_offset;
 	bool completed;
 	u64 busy, ran;
 	int ret;
@@ -847,6 +1059,7 @@ static void tern_sched_recover(struct tern_sched *s)
 	spin_lock_irqsave(&s->lock, flags);
 	guilty = s->slot[s->order[0]];
 	tern_coredump_capture(s, guilty, "hang", NULL);
+	hang_offset = tern_eng_read(eng, TERN_ENG_CUR_OFFSET);
 	spin_unlock_irqrestore(&s->lock, flags);
 
 	mutex_lock(&s->tdev->reset_lock);
@@ -877,9 +1090,7 @@ static void tern_sched_recover(struct tern_sched *s)
 	tern_policy_charge(&s->policy, &gctx->entity, ret ? 0 : ran);
 
 	if (completed) {
-		s->jobs_completed++;
-		gctx->ops->completed(gctx, guilty, ret ? 0 : ran);
-		tern_sched_signal(s, guilty, 0);
+		tern_sched_complete_batch(s, guilty, NULL, ret ? 0 : ran);
 		tern_sched_flush_cancelled(s, gctx);
 		if (innocent && tern_sched_hold_unfinished(s, innocent)) {
 			tern_sched_flush_cancelled(s, innocent->ctx);
@@ -889,6 +1100,19 @@ static void tern_sched_recover(struct tern_sched *s)
 		goto out;
 	}
 
+	if (guilty->batch_next) {
+		/* the job the engine stopped in hung, as a fault would name it */
+		struct tern_sched_job *hung;
+		u64 start;
+
+		hung = tern_sched_batch_find(guilty, hang_offset, &start);
+		tern_sched_batch_hold_rest(s, hung);
+		if (hung != guilty) {
+			tern_sched_complete_batch(s, guilty, hung, ret ? 0 : ran);
+			ran = 0;
+		}
+		guilty = hung;
+	}
 	trace_tern_engine_reset(eng->id, gctx->tag, guilty->seqno);
 	drm_warn(&s->tdev->drm,
 		 "engine %u: job %u of context tag %u made no progress, engine reset\n",
@@ -1413,6 +1637,8 @@ void tern_sched_debugfs_show(struct tern_sched *sched, struct drm_printer *p)
 		   sched->jobs_run, sched->jobs_completed, sched->faults,
 		   sched->resets, (long long)atomic64_read(&sched->eng->irq_count),
 		   sched->hw_seqno);
+	drm_printf(p, "  batches %llu batched_jobs %llu\n", sched->batches,
+		   sched->batched_jobs);
 	drm_printf(p, "  preempt requested %llu served %llu jobs %llu",
 		   st->requested, st->served, st->jobs);
 	drm_printf(p, " latency_ns last %llu max %llu\n", st->last_ns, st->max_ns);
@@ -1430,9 +1656,10 @@ void tern_sched_debugfs_show(struct tern_sched *sched, struct drm_printer *p)
 				   tern_slot_state_names[TERN_SLOT_STATE_OF(state) & 3],
 				   TERN_SLOT_OUTCOME_OF(state));
 			if (job)
-				drm_printf(p, " ctx %u job %u hw_seqno %u size %u%s",
+				drm_printf(p, " ctx %u job %u hw_seqno %u size %u jobs %u%s",
 					   job->ctx->tag, job->seqno,
 					   job->desc.seqno, job->desc.buf_size,
+					   job->batch_jobs,
 					   job->resume ? " resumed" : "");
 			drm_printf(p, "\n");
 		}

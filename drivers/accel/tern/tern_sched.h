@@ -98,6 +98,14 @@ struct tern_sched_ctx {
  *	signals with this error
  * @resume: the job was preempted: its next run continues from the record
  * @preemptions: times the job was preempted
+ * @own_size: bytes of the job's own commands (@desc.buf_size covers the
+ *	jobs of its batch too)
+ * @resume_cpu: CPU address of the resume record (@desc.resume)
+ * @batch_key: jobs of one batch share a non-NULL key: their commands lie
+ *	back to back in one coherent allocation, resume records included
+ * @batch_next: the next job of the batch this job heads or is part of,
+ *	whose commands follow this job's in memory, or NULL
+ * @batch_jobs: jobs of the batch this job heads (1 alone)
  */
 struct tern_sched_job {
 	struct tern_policy_job pjob;
@@ -109,7 +117,19 @@ struct tern_sched_job {
 	int error;
 	bool resume;
 	u32 preemptions;
+	u32 own_size;
+	void *resume_cpu;
+	const void *batch_key;
+	struct tern_sched_job *batch_next;
+	u32 batch_jobs;
 };
+
+/*
+ * Most jobs, and most bytes of command copies, that one slot runs as a
+ * batch (see "DOC: batches" in tern_sched.c).
+ */
+#define TERN_BATCH_MAX_JOBS	16
+#define TERN_BATCH_MAX_BYTES	16384
 
 /* Size and alignment of a job's resume record (docs/hardware.md 11.3). */
 #define TERN_RESUME_RECORD_SIZE	64
@@ -250,6 +270,8 @@ void tern_sched_ctx_cancel(struct tern_sched_ctx *sctx, int error);
  * @jobs_completed: jobs that completed
  * @faults: faults reported by the engine
  * @resets: engine resets after a hang
+ * @batches: slots programmed with a batch of more than one job
+ * @batched_jobs: jobs those batches held
  */
 struct tern_sched {
 	struct tern_device *tdev;
@@ -291,6 +313,8 @@ struct tern_sched {
 	u64 jobs_completed;
 	u64 faults;
 	u64 resets;
+	u64 batches;
+	u64 batched_jobs;
 };
 
 const char *tern_sched_mode_name(int mode);

@@ -1274,6 +1274,71 @@ static void test_preempt_at_packet_boundary(void)
     tern_shutdown(&t);
 }
 
+/*
+ * A preempted run resumed from a later start (docs/hardware.md 11.3): the
+ * buffer's first packets dropped, BUF and BUF_SIZE moved, a copy of the
+ * record elsewhere with OFFSET moved by as much.  The rest runs exactly
+ * once; the dropped bytes are not read (they are overwritten with garbage).
+ */
+static void test_preempt_resume_later_start(void)
+{
+    const unsigned npkt = 100, pkt_bytes = TERN_PKT_DWORDS_WRITE_IMM * 4;
+    uint64_t root, pa, rec, rec2, wb, acc, elapsed;
+    uint32_t seqno, offset, progress, cut;
+    uint8_t raw[64];
+    unsigned i, done;
+    Tern t;
+    Cmd c;
+    Job j;
+
+    tern_boot(&t, "local-mem-size=16M,time-scale=100000");
+    root = as_new(&t);
+    pa = as_map_buf(&t, root, VA_BASE, npkt * 4, true);
+    rec = t_alloc(&t, PAGE);
+    rec2 = t_alloc(&t, PAGE);
+    wb = t_alloc(&t, PAGE);
+    ew(&t, 0, TERN_ENG_WRITEBACK_LO, wb);
+    c_init(&c);
+    for (i = 0; i < npkt; i++) {
+        c_write_imm(&c, VA_BASE + i * 4, i + 1);
+    }
+    j = job_of(&t, &c, root, 77);
+    j.resume = rec;
+    submit(&t, 0, 0, &j);
+    WAIT_FOR(qtest_readl(t.qts, pa + 12) != 0);
+    preempt_and_wait(&t, 0);
+    read_record(&t, rec, &seqno, &offset, &progress, &acc, &elapsed);
+    done = offset / pkt_bytes;
+    g_assert_cmpuint(done, >=, 4);
+    g_assert_cmpuint(done, <, npkt);
+    ack(&t, 0, 0);
+
+    /* drop the first done - 1 packets: start at a boundary before OFFSET */
+    cut = (done - 1) * pkt_bytes;
+    qtest_memread(t.qts, rec, raw, sizeof(raw));
+    stl_le_p(raw + 8, offset - cut);
+    qtest_memwrite(t.qts, rec2, raw, sizeof(raw));
+    for (i = 0; i < cut / 4; i++) {
+        qtest_writel(t.qts, j.buf + i * 4, 0xffffffff);
+    }
+    for (i = 0; i < done; i++) {
+        qtest_writel(t.qts, pa + i * 4, 0xdead);
+    }
+    j.buf += cut;
+    j.size -= cut;
+    j.resume = rec2;
+    j.flags = TERN_SLOT_FLAG_RESUME;
+    submit(&t, 0, 0, &j);
+    g_assert_cmpuint(wait_done(&t, 0, 0), ==, TERN_OUTCOME_COMPLETED);
+    g_assert_cmpuint(qtest_readl(t.qts, wb), ==, 77);
+    for (i = 0; i < npkt; i++) {
+        g_assert_cmpuint(qtest_readl(t.qts, pa + i * 4), ==,
+                         i < done ? 0xdead : i + 1);
+    }
+    c_free(&c);
+    tern_shutdown(&t);
+}
+
 static void test_preempt_inside_packet_and_resume(void)
 {
     const unsigned m = 48, n = 64, k = 64, vn = 100000;
@@ -2626,6 +2691,8 @@ int main(int argc, char **argv)
                    test_page_tables_in_local_memory);
     qtest_add_func("/tern/mmu/tlb-invalidation", test_tlb_invalidation);
     qtest_add_func("/tern/faults/halt-until-cleared", test_fault_halts_engine);
+    qtest_add_func("/tern/preempt/resume-later-start",
+                   test_preempt_resume_later_start);
     qtest_add_func("/tern/preempt/at-packet-boundary",
                    test_preempt_at_packet_boundary);
     qtest_add_func("/tern/preempt/idle-served-at-write",
