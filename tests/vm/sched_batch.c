@@ -6,7 +6,10 @@
  * fault in the middle of a batch completes the jobs before it, fails that
  * one and cancels the rest; a HIGH job preempts a batch in the middle, the
  * batch's jobs before the preemption point signal before the HIGH job
- * does, and the rest resume and complete; fifo does not batch.
+ * does, and the rest resume and complete; a hang in the middle of a batch
+ * is charged to the job that hung, as a fault is; a context destroyed
+ * while its batch runs has every job signalled in order; fifo does not
+ * batch.
  *
  * tern-vm: timeout=180
  */
@@ -84,11 +87,12 @@ static int submit_all(int fd, struct batch *b, unsigned int count)
 }
 
 /* A context on engine 0 whose first job waits for the gate word. */
-static int gated_ctx(int fd, uint32_t prio, uint32_t gate_bo, volatile uint32_t *gate,
-		     uint32_t *ctx)
+static int gated_ctx_on(int fd, uint32_t prio, uint32_t timeout_ms, uint32_t gate_bo,
+			volatile uint32_t *gate, uint32_t *ctx)
 {
 	uint32_t dw[8], n = 0;
-	int ret = ctx_create_class_on(fd, prio, DRM_TERN_ENGINE_CLASS_COMPUTE, 0, 0, ctx);
+	int ret = ctx_create_class_on(fd, prio, DRM_TERN_ENGINE_CLASS_COMPUTE, timeout_ms, 0,
+				      ctx);
 
 	if (ret)
 		return ret;
@@ -96,6 +100,18 @@ static int gated_ctx(int fd, uint32_t prio, uint32_t gate_bo, volatile uint32_t 
 	__sync_synchronize();
 	pkt_wait_mem(dw, &n, VA_GATE, 1, 10000000);
 	return submit(fd, *ctx, dw, n, &gate_bo, 1, 0, 0, NULL);
+}
+
+static int gated_ctx(int fd, uint32_t prio, uint32_t gate_bo, volatile uint32_t *gate,
+		     uint32_t *ctx)
+{
+	return gated_ctx_on(fd, prio, 0, gate_bo, gate, ctx);
+}
+
+static int gated_ctx_timeout(int fd, uint32_t timeout_ms, uint32_t gate_bo,
+			     volatile uint32_t *gate, uint32_t *ctx)
+{
+	return gated_ctx_on(fd, DRM_TERN_PRIORITY_NORMAL, timeout_ms, gate_bo, gate, ctx);
 }
 
 static void check_order_and_results(int fd, struct batch *b, volatile uint32_t *data,
@@ -219,7 +235,71 @@ int main(void)
 	ctx_destroy(fd, low);
 	ctx_destroy(fd, high);
 
-	/* 4. fifo does not batch */
+	/* 4. a hang in the middle of a batch */
+	memset((void *)data, 0, 0x10000);
+	tap_ok(!gated_ctx_timeout(fd, 300, gate_bo, gate, &ctx), "a gated context, 300 ms timeout");
+	for (i = 0; i < 8; i++)
+		entry(fd, &b, ctx, &data_bo, i, i == 4 ? 2000000 : 0, VA_DATA + 4 * i);
+	tap_ok(!submit_all(fd, &b, 8), "8 jobs, the 5th spinning 2 s");
+	*gate = 1;
+	for (i = 0; i < 5000 && !data[3]; i++)
+		usleep(1000);
+	usleep(20000);
+	tap_ok(data[3] && core_inject(0, 1), "the 5th job runs: HANG injected");
+	{
+		unsigned int bad = 0;
+
+		for (i = 0; i < 8; i++) {
+			int want = i < 4 ? 1 : i == 4 ? -ETIMEDOUT : -ECANCELED;
+
+			status = syncobj_wait(fd, b.so[i], 30000) ?: core_fence_status(fd, b.so[i]);
+			if (status != want) {
+				if (bad++ < 3)
+					tap_diag("job %u: status %d (want %d)", i, status, want);
+			}
+		}
+		tap_ok(!bad, "jobs 1-4 completed, job 5 -ETIMEDOUT, 6-8 -ECANCELED (%u bad)",
+		       bad);
+	}
+	ok = !ctx_state(fd, ctx, &st);
+	tap_ok(ok && st.state == DRM_TERN_CONTEXT_BANNED && st.fault_seqno == 6,
+	       "the context is BANNED at job 6 (gate + 5): state %u at %u", st.state,
+	       st.fault_seqno);
+	ctx_destroy(fd, ctx);
+
+	/* 5. a context destroyed while its batch runs */
+	memset((void *)data, 0, 0x10000);
+	tap_ok(!gated_ctx(fd, DRM_TERN_PRIORITY_NORMAL, gate_bo, gate, &ctx), "a gated context");
+	for (i = 0; i < N; i++)
+		entry(fd, &b, ctx, &data_bo, i, 2000, VA_DATA + 4 * i);
+	tap_ok(!submit_all(fd, &b, N), "%u jobs of 2 ms", N);
+	*gate = 1;
+	for (i = 0; i < 5000 && !data[2]; i++)
+		usleep(1000);
+	tap_ok(data[2] && !ctx_destroy(fd, ctx), "destroyed while its batch runs");
+	{
+		uint64_t prev = 0;
+		unsigned int bad = 0, done = 0, cancelled = 0;
+
+		for (i = 0; i < N; i++) {
+			if (syncobj_wait(fd, b.so[i], 20000) ||
+			    !core_fence_info(fd, b.so[i], &status, &ns) || ns < prev ||
+			    (status != 1 && status != -ECANCELED) ||
+			    (status == 1 && cancelled) || (status == 1) != (data[i] == i + 1))
+				bad++;
+			done += status == 1;
+			cancelled += status == -ECANCELED;
+			prev = ns;
+		}
+		tap_ok(!bad, "every job signalled, in order: %u completed with their writes, "
+		       "then %u cancelled (%u bad)", done, cancelled, bad);
+	}
+	if (core_context_count() < 0)
+		tap_skip("no debugfs: contexts cannot be counted");
+	else
+		tap_ok(core_context_count_is(0, 10000), "the context is freed");
+
+	/* 6. fifo does not batch */
 	{
 		char path[512];
 

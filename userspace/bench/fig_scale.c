@@ -15,8 +15,8 @@
  *
  * The raw path's own kernel CPU per NOP (debugfs raw_nop, pipelined on one
  * engine: the doorbell, the interrupt and the wake-up, no scheduler) is
- * measured the same way in each repetition, and the one-context figure is
- * given as a ratio to it.
+ * measured the same way in each repetition (series "raw"), to compare the
+ * one-context figure with.
  *
  * Processes: P processes (1 to 64), each its own open and one context, the
  * same number of jobs in all; kernel CPU per job, wall time per job, and
@@ -30,7 +30,7 @@
 
 #define FIG 5
 
-/* Kernel CPU per NOP on the raw path; 0 when the driver has no raw_nop. */
+/* Kernel CPU per NOP on the raw path; negative when it cannot be measured. */
 static double raw_cpu_per_job(struct bench *b, unsigned int jobs)
 {
 	uint64_t total;
@@ -41,11 +41,11 @@ static double raw_cpu_per_job(struct bench *b, unsigned int jobs)
 	ret = bench_raw_nop(b->dev, 0, jobs, false, NULL, &total);
 	k1 = bench_kernel_cpu_s();
 	if (ret || k0 < 0 || k1 < 0)
-		return 0;
+		return -1;
 	return (k1 - k0) * 1e6 / jobs;
 }
 
-static int contexts_run(struct bench *b, unsigned int n, unsigned int jobs, double *cpu_us)
+static int contexts_run(struct bench *b, unsigned int n, unsigned int jobs)
 {
 	unsigned int per_file = tern_device_info(b->dev)->max_contexts;
 	unsigned int nfiles, f, c, window;
@@ -90,8 +90,7 @@ static int contexts_run(struct bench *b, unsigned int n, unsigned int jobs, doub
 	k1 = bench_kernel_cpu_s();
 	if (ret)
 		goto out;
-	*cpu_us = (k1 - k0) * 1e6 / jobs;
-	bench_record(FIG, "kernel_cpu_per_job", "contexts", n, "us", *cpu_us);
+	bench_record(FIG, "kernel_cpu_per_job", "contexts", n, "us", (k1 - k0) * 1e6 / jobs);
 	bench_record(FIG, "wall_per_job", "contexts", n, "us", (t1 - t0) / 1e3 / jobs);
 	if (slab0 > 0 && slab1 > 0)
 		bench_record(FIG, "slab_per_context", "contexts", n, "KiB",
@@ -115,21 +114,24 @@ int bench_fig_scale(struct bench *b)
 	unsigned int count = b->quick ? 2 : 4, rep, i;
 	int ret = 0;
 
-	for (rep = 0; rep < b->reps && !ret; rep++) {
-		double raw = raw_cpu_per_job(b, b->quick ? 256 : 1024), cpu = 0;
+	/*
+	 * /proc/stat counts in ticks of 10 ms: enough jobs for tens of ticks
+	 * (a few in quick mode).
+	 */
+	unsigned int many = b->quick ? 2048 : 8192;
 
-		if (raw > 0)
+	for (rep = 0; rep < b->reps && !ret; rep++) {
+		double raw = raw_cpu_per_job(b, many);
+
+		if (raw >= 0)
 			bench_record(FIG, "kernel_cpu_per_job", "raw", -1, "us", raw);
 		else
 			bench_missing(FIG, "raw", "no debugfs raw_nop, or no /proc/stat");
 		for (i = 0; i < count && !ret; i++) {
 			/* at least one job per context, and enough to measure */
-			unsigned int jobs = nctx[i] > 1024 ? nctx[i] : b->quick ? 256 : 1024;
+			unsigned int jobs = nctx[i] > many ? nctx[i] : many;
 
-			ret = contexts_run(b, nctx[i], jobs, &cpu);
-			if (!ret && nctx[i] == 1 && raw > 0)
-				bench_record(FIG, "cpu_ratio_to_raw", "contexts", 1, "x",
-					     cpu / raw);
+			ret = contexts_run(b, nctx[i], jobs);
 		}
 		for (i = 0; i < count && !ret; i++) {
 			struct bench_proc_run run;

@@ -620,10 +620,9 @@ static void tern_sched_program(struct tern_sched *s, struct tern_sched_job *job)
 	s->order[s->inflight++] = slot;
 	job->ctx->in_slots++;
 	s->jobs_run += job->batch_jobs;
-	for (struct tern_sched_job *j = job; j; j = j->batch_next)
-		trace_tern_job_run(s->eng->id, slot, j->ctx->tag, j->seqno,
-				   job->desc.seqno, job->resume,
-				   s->policy.last_pick);
+	/* a batch is one run, of its first job; each job signals on its own */
+	trace_tern_job_run(s->eng->id, slot, job->ctx->tag, job->seqno,
+			   job->desc.seqno, job->resume, s->policy.last_pick);
 
 	if (s->inflight == 1) {
 		tern_sched_head_started(s);

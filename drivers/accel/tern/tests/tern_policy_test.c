@@ -497,6 +497,41 @@ static void tern_policy_promise_picked_starved(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, lo->e.queued, 0u);
 }
 
+/*
+ * What the scheduler uses to gather a batch: peek shows the job pop would
+ * take, changes nothing, and sees a job requeued at the head; popping
+ * behind a pick keeps the other context's order and the counts.
+ */
+static void tern_policy_peek_pop(struct kunit *test)
+{
+	struct fake_engine *eng = fake_engine(test, TERN_POLICY_FAIR);
+	struct fake_ctx *a = fake_ctx(eng, 1, TERN_POLICY_WEIGHT_SCALE, MS, false);
+	struct fake_ctx *b = fake_ctx(eng, 1, TERN_POLICY_WEIGHT_SCALE, MS, false);
+	struct fake_job *j1, *j2, *j3, *jb;
+
+	KUNIT_EXPECT_NULL(test, tern_policy_entity_peek(&a->e));
+	j1 = fake_submit(eng, a, 1);
+	j2 = fake_submit(eng, a, 2);
+	jb = fake_submit(eng, b, 10);
+	j3 = fake_submit(eng, a, 3);
+	KUNIT_ASSERT_PTR_EQ(test, fake_pick(eng), j1);
+	/* the batch: 2 and 3 follow 1 */
+	KUNIT_EXPECT_PTR_EQ(test, tern_policy_entity_peek(&a->e), &j2->pj);
+	KUNIT_EXPECT_EQ(test, a->e.queued, 2u);
+	KUNIT_EXPECT_PTR_EQ(test, tern_policy_entity_pop(&eng->p, &a->e), &j2->pj);
+	KUNIT_EXPECT_PTR_EQ(test, tern_policy_entity_peek(&a->e), &j3->pj);
+	KUNIT_EXPECT_PTR_EQ(test, tern_policy_entity_pop(&eng->p, &a->e), &j3->pj);
+	KUNIT_EXPECT_NULL(test, tern_policy_entity_peek(&a->e));
+	KUNIT_EXPECT_EQ(test, a->e.queued, 0u);
+	/* the head comes back, and is what peek shows */
+	tern_policy_requeue(&eng->p, NULL, &j1->pj);
+	KUNIT_EXPECT_PTR_EQ(test, tern_policy_entity_peek(&a->e), &j1->pj);
+	KUNIT_EXPECT_EQ(test, a->e.queued, 1u);
+	/* b's job was not touched */
+	KUNIT_EXPECT_PTR_EQ(test, tern_policy_entity_peek(&b->e), &jb->pj);
+	KUNIT_EXPECT_EQ(test, b->e.queued, 1u);
+}
+
 /* Preempted and cancelled jobs go back to their heads in their order. */
 static void tern_policy_requeue_order(struct kunit *test)
 {
@@ -1031,6 +1066,7 @@ static struct kunit_case tern_policy_cases[] = {
 	KUNIT_CASE(tern_policy_promise_survives_higher),
 	KUNIT_CASE(tern_policy_promise_picked_starved),
 	KUNIT_CASE(tern_policy_requeue_order),
+	KUNIT_CASE(tern_policy_peek_pop),
 	KUNIT_CASE(tern_policy_no_starvation),
 	KUNIT_CASE(tern_policy_fifo),
 	KUNIT_CASE(tern_policy_hang_vs_slow),
