@@ -856,15 +856,18 @@ static void op_submit_many(struct worker *w, struct file *f)
 	struct drm_tern_submit_many m = { 0 };
 	enum ptr_kind k = pick_ptr(w, 5), ka = pick_ptr(w, 5);
 	bool bad = false, mutated, dirty[6];
-	int ci[6], ret;
+	int ci[6], ret, one;
 	struct expect e;
 
 	ex_init(&e, "SUBMIT_MANY");
 	memset(sub, 0, sizeof(sub));
+	/* half the calls on one context: entries the scheduler may batch */
+	one = f->nctx && chance(w, 50) ? (int)below(w, f->nctx) : -1;
 	for (i = 0; i < count; i++) {
 		uint32_t n = build_job(w, dw[i], &mutated);
 
-		ci[i] = f->nctx && chance(w, 90) ? (int)below(w, f->nctx) : -1;
+		ci[i] = one >= 0 ? one :
+			f->nctx && chance(w, 90) ? (int)below(w, f->nctx) : -1;
 		sub[i].context = ci[i] >= 0 ? f->ctx[ci[i]].handle : bogus_handle(w);
 		bos[i] = f->base_bo;
 		sub[i].cmdbuf = (uintptr_t)dw[i];

@@ -11,7 +11,10 @@
  * while its batch runs has every job signalled in order; fifo does not
  * batch.
  *
- * tern-vm: timeout=180
+ * The device runs at time-scale 200: a SPIN of 100 us, the longest a job
+ * may have to join a batch behind another, lasts 20 ms.
+ *
+ * tern-vm: device=compute-engines=1,time-scale=200 timeout=180
  */
 #include "core_test.h"
 
@@ -24,7 +27,7 @@ struct batch {
 	struct drm_tern_submit sub[N];
 	struct drm_tern_sync out[N];
 	uint32_t so[N];
-	uint32_t dw[N][8];
+	uint32_t dw[N][16];
 };
 
 /* debugfs engines: the batches and batched jobs of engine 0 so far */
@@ -61,6 +64,8 @@ static void entry(int fd, struct batch *b, uint32_t ctx, uint32_t *bo, unsigned 
 	pkt_write_imm(b->dw[i], &n, va, i + 1);
 	if (!b->so[i])
 		b->so[i] = syncobj_new(fd);
+	else
+		drmSyncobjReset(fd, &b->so[i], 1);	/* no fence of an earlier run */
 	b->out[i] = (struct drm_tern_sync){ .handle = b->so[i] };
 	b->sub[i] = (struct drm_tern_submit){
 		.context = ctx,
@@ -210,8 +215,8 @@ int main(void)
 				    0, 0, &high),
 	       "a gated LOW context and a HIGH one on engine 0");
 	for (i = 0; i < N; i++)
-		entry(fd, &b, low, &data_bo, i, 3000, VA_DATA + 4 * i);
-	tap_ok(!submit_all(fd, &b, N), "LOW: %u jobs of 3 ms in one SUBMIT_MANY", N);
+		entry(fd, &b, low, &data_bo, i, 100, VA_DATA + 4 * i);
+	tap_ok(!submit_all(fd, &b, N), "LOW: %u jobs of 20 ms in one SUBMIT_MANY", N);
 	*gate = 1;
 	for (i = 0; i < 2000 && !data[3]; i++)
 		usleep(1000);
@@ -238,41 +243,45 @@ int main(void)
 	/* 4. a hang in the middle of a batch */
 	memset((void *)data, 0, 0x10000);
 	tap_ok(!gated_ctx_timeout(fd, 300, gate_bo, gate, &ctx), "a gated context, 300 ms timeout");
-	for (i = 0; i < 8; i++)
-		entry(fd, &b, ctx, &data_bo, i, i == 4 ? 2000000 : 0, VA_DATA + 4 * i);
-	tap_ok(!submit_all(fd, &b, 8), "8 jobs, the 5th spinning 2 s");
+	for (i = 0; i < N; i++)
+		entry(fd, &b, ctx, &data_bo, i, 100, VA_DATA + 4 * i);
+	tap_ok(!submit_all(fd, &b, N), "%u jobs of 20 ms", N);
 	*gate = 1;
 	for (i = 0; i < 5000 && !data[3]; i++)
 		usleep(1000);
-	usleep(20000);
-	tap_ok(data[3] && core_inject(0, 1), "the 5th job runs: HANG injected");
+	tap_ok(data[3] && !data[N - 1] && core_inject(0, 1),
+	       "HANG injected while the batch runs");
 	{
-		unsigned int bad = 0;
+		unsigned int bad = 0, hung = N, k;
+		int st_i[N];
 
-		for (i = 0; i < 8; i++) {
-			int want = i < 4 ? 1 : i == 4 ? -ETIMEDOUT : -ECANCELED;
-
-			status = syncobj_wait(fd, b.so[i], 30000) ?: core_fence_status(fd, b.so[i]);
-			if (status != want) {
-				if (bad++ < 3)
-					tap_diag("job %u: status %d (want %d)", i, status, want);
-			}
+		for (k = 0; k < N; k++) {
+			st_i[k] = syncobj_wait(fd, b.so[k], 30000) ?: core_fence_status(fd, b.so[k]);
+			if (st_i[k] == -ETIMEDOUT && hung == N)
+				hung = k;
 		}
-		tap_ok(!bad, "jobs 1-4 completed, job 5 -ETIMEDOUT, 6-8 -ECANCELED (%u bad)",
-		       bad);
+		for (k = 0; k < N; k++) {
+			int want = k < hung ? 1 : k == hung ? -ETIMEDOUT : -ECANCELED;
+
+			if (st_i[k] != want || (k < hung) != (data[k] == k + 1))
+				bad++;
+		}
+		tap_ok(hung >= 3 && hung < N && !bad,
+		       "the job it hung in (%u) -ETIMEDOUT, the ones before it completed with "
+		       "their writes, the ones after it -ECANCELED (%u bad)", hung + 1, bad);
+		ok = !ctx_state(fd, ctx, &st);
+		tap_ok(ok && st.state == DRM_TERN_CONTEXT_BANNED && st.fault_seqno == hung + 2,
+		       "the context is BANNED at that job (gate + %u): state %u at %u", hung + 1,
+		       st.state, st.fault_seqno);
 	}
-	ok = !ctx_state(fd, ctx, &st);
-	tap_ok(ok && st.state == DRM_TERN_CONTEXT_BANNED && st.fault_seqno == 6,
-	       "the context is BANNED at job 6 (gate + 5): state %u at %u", st.state,
-	       st.fault_seqno);
 	ctx_destroy(fd, ctx);
 
 	/* 5. a context destroyed while its batch runs */
 	memset((void *)data, 0, 0x10000);
 	tap_ok(!gated_ctx(fd, DRM_TERN_PRIORITY_NORMAL, gate_bo, gate, &ctx), "a gated context");
 	for (i = 0; i < N; i++)
-		entry(fd, &b, ctx, &data_bo, i, 2000, VA_DATA + 4 * i);
-	tap_ok(!submit_all(fd, &b, N), "%u jobs of 2 ms", N);
+		entry(fd, &b, ctx, &data_bo, i, 100, VA_DATA + 4 * i);
+	tap_ok(!submit_all(fd, &b, N), "%u jobs of 20 ms", N);
 	*gate = 1;
 	for (i = 0; i < 5000 && !data[2]; i++)
 		usleep(1000);
@@ -299,7 +308,33 @@ int main(void)
 	else
 		tap_ok(core_context_count_is(0, 10000), "the context is freed");
 
-	/* 6. fifo does not batch */
+	/* 6. a job that waits for what the CPU does after the job before it */
+	memset((void *)data, 0, 0x10000);
+	tap_ok(!gated_ctx(fd, DRM_TERN_PRIORITY_NORMAL, gate_bo, gate, &ctx), "a gated context");
+	for (i = 0; i < 4; i++)
+		entry(fd, &b, ctx, &data_bo, i, 0, VA_DATA + 4 * i);
+	/* entry 2 first waits for data[64], which the CPU sets once entry 1 signalled */
+	n = 0;
+	pkt_wait_mem(b.dw[2], &n, VA_DATA + 4 * 64, 1, 3000000);
+	pkt_write_imm(b.dw[2], &n, VA_DATA + 4 * 2, 3);
+	b.sub[2].cmdbuf_size = n * 4;
+	tap_ok(!submit_all(fd, &b, 4), "4 jobs; the 3rd waits for a word the CPU writes "
+	       "when the 2nd has signalled");
+	*gate = 1;
+	status = syncobj_wait(fd, b.so[1], 10000) ?: core_fence_status(fd, b.so[1]);
+	data[64] = 1;
+	{
+		int s2 = syncobj_wait(fd, b.so[2], 10000) ?: core_fence_status(fd, b.so[2]);
+		int s3 = syncobj_wait(fd, b.so[3], 10000) ?: core_fence_status(fd, b.so[3]);
+
+		tap_ok(status == 1 && s2 == 1 && s3 == 1 && data[2] == 3,
+		       "the 2nd signalled without waiting for the 3rd, which then ran "
+		       "(%d, %d, %d): a waiting job joins no batch behind another", status, s2,
+		       s3);
+	}
+	ctx_destroy(fd, ctx);
+
+	/* 7. fifo does not batch */
 	{
 		char path[512];
 

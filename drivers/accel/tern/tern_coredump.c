@@ -115,7 +115,7 @@ void tern_coredump_capture(struct tern_sched *sched, struct tern_sched_job *job,
 	cd->engine = eng->id;
 	cd->ctx_tag = job->ctx->tag;
 	cd->seqno = job->seqno;
-	cd->buf_size = job->desc.buf_size;
+	cd->buf_size = job->own_size;
 	cd->clock_ns = tern_device_clock_ns(sched->tdev);
 	if (fault) {
 		cd->has_fault = true;
@@ -132,7 +132,7 @@ void tern_coredump_capture(struct tern_sched *sched, struct tern_sched_job *job,
 			cd->slot_regs[s][i] =
 				tern_eng_read(eng, TERN_SLOT_BASE(s) + i * 4);
 	spin_unlock(&sched->tdev->latch_lock);
-	cd->ndw = min_t(u32, job->desc.buf_size / 4, TERN_DUMP_DWORDS);
+	cd->ndw = min_t(u32, job->own_size / 4, TERN_DUMP_DWORDS);
 	memcpy(cd->cmd, job->cmd, cd->ndw * 4);
 
 	/*

@@ -150,6 +150,14 @@ static void tern_cmd_block_release(struct kref *ref)
 	kfree(block);
 }
 
+/* What a block takes: a pool block's page, or whole pages in a power of two. */
+static size_t tern_cmd_block_charge(const struct tern_cmd_block *block)
+{
+	if (block->size <= TERN_CMD_POOL_BLOCK)
+		return TERN_CMD_POOL_BLOCK;
+	return PAGE_SIZE << get_order(block->size);
+}
+
 static void tern_cmd_block_put(struct tern_cmd_block *block)
 {
 	if (block)
@@ -813,6 +821,9 @@ static struct tern_job *tern_job_create(struct tern_device *tdev,
 	}
 	ret = tern_validate_cmdbuf_class(job->cmd, job->cmd_size / 4,
 					 ctx->sched->eng->class, &verr);
+	if (!ret && job->block)
+		job->hw.batchable = tern_validate_batchable(job->cmd,
+							   job->cmd_size / 4);
 	if (ret) {
 		args->error_offset = verr.offset;
 		args->error_opcode = verr.opcode;
@@ -1165,10 +1176,10 @@ int tern_submit_many_ioctl(struct drm_device *drm, void *data,
 			place.cmd_off = cmd_off;
 			place.rec_off = block->size -
 					(group_end - i) * TERN_RESUME_RECORD_SIZE;
-			/* the first job counts the block's rounding too */
+			/* the first job counts what the block took beyond */
 			place.charge = cmd_off ?
 				tern_submit_group_charge(subs, i, i + 1) :
-				block->size -
+				tern_cmd_block_charge(block) -
 				tern_submit_group_charge(subs, i + 1, group_end);
 			cmd_off += subs[i].cmdbuf_size;
 			pl = &place;

@@ -341,6 +341,22 @@ struct tern_policy_job *tern_policy_entity_pop(struct tern_policy *p,
 }
 
 /**
+ * tern_policy_transfer() - let another job keep a job's promise or turn
+ * @p: the policy
+ * @from: a job that leaves (its batch goes on as @to)
+ * @to: the job that takes its place
+ */
+void tern_policy_transfer(struct tern_policy *p,
+			  const struct tern_policy_job *from,
+			  struct tern_policy_job *to)
+{
+	if (p->promised == from)
+		p->promised = to;
+	if (p->owed == from)
+		p->owed = to;
+}
+
+/**
  * tern_policy_entity_peek() - the head job of a context's queue
  * @e: the entity
  *

@@ -166,6 +166,9 @@ void tern_policy_push(struct tern_policy *p, struct tern_policy_entity *e,
 struct tern_policy_job *tern_policy_entity_pop(struct tern_policy *p,
 					       struct tern_policy_entity *e);
 struct tern_policy_job *tern_policy_entity_peek(struct tern_policy_entity *e);
+void tern_policy_transfer(struct tern_policy *p,
+			  const struct tern_policy_job *from,
+			  struct tern_policy_job *to);
 struct tern_policy_job *tern_policy_pick_next(struct tern_policy *p);
 void tern_policy_charge(struct tern_policy *p, struct tern_policy_entity *e,
 			u64 ns);

@@ -371,6 +371,7 @@ static void tern_sched_drain(struct tern_sched *s, struct tern_sched_ctx *ctx)
 static void tern_sched_batch(struct tern_sched *s, struct tern_sched_job *head)
 {
 	struct tern_policy_entity *e = &head->ctx->entity;
+	u32 max_bytes = min(TERN_BATCH_MAX_BYTES, s->tdev->buf_size_max);
 	struct tern_sched_job *tail = head;
 	u32 bytes = head->own_size;
 
@@ -386,9 +387,9 @@ static void tern_sched_batch(struct tern_sched *s, struct tern_sched_job *head)
 			break;
 		next = to_sched_job(pjob);
 		if (next->error || next->resume || next->batch_next ||
-		    next->batch_key != head->batch_key ||
+		    !next->batchable || next->batch_key != head->batch_key ||
 		    next->desc.buf != head->desc.buf + bytes ||
-		    bytes + next->own_size > TERN_BATCH_MAX_BYTES)
+		    bytes + next->own_size > max_bytes)
 			break;
 		tern_policy_entity_pop(&s->policy, e);
 		s->queued--;
@@ -491,6 +492,8 @@ static struct tern_sched_job *tern_sched_batch_preempted(struct tern_sched *s,
 		job->batch_jobs--;
 	job->resume = true;
 	job->preemptions = head->preemptions;
+	/* a turn the policy gave the batch stays with what is left of it */
+	tern_policy_transfer(&s->policy, &head->pjob, &job->pjob);
 	/* the run's time goes to the job that was preempted */
 	tern_sched_complete_batch(s, head, job, 0);
 	return job;
@@ -850,7 +853,12 @@ static bool tern_sched_retire(struct tern_sched *s, bool irq)
 			break;
 		case TERN_OUTCOME_PREEMPTED:
 			s->preempt.jobs++;
-			job = tern_sched_batch_preempted(s, job);
+			/*
+			 * Not after an earlier job of the context that goes
+			 * back too: it would signal after these.
+			 */
+			if (!back.count || back.job[0]->ctx != ctx)
+				job = tern_sched_batch_preempted(s, job);
 			job->resume = true;
 			job->preemptions++;
 			ctx->ops->preempted(ctx, job, res.run_ns);
@@ -1057,8 +1065,15 @@ static void tern_sched_recover(struct tern_sched *s)
 	/* the registers as the hang left them, before the reset clears them */
 	spin_lock_irqsave(&s->lock, flags);
 	guilty = s->slot[s->order[0]];
-	tern_coredump_capture(s, guilty, "hang", NULL);
 	hang_offset = tern_eng_read(eng, TERN_ENG_CUR_OFFSET);
+	{
+		u64 start;
+
+		/* the job of its batch the engine stopped in */
+		tern_coredump_capture(s, tern_sched_batch_find(guilty, hang_offset,
+							       &start),
+				      "hang", NULL);
+	}
 	spin_unlock_irqrestore(&s->lock, flags);
 
 	mutex_lock(&s->tdev->reset_lock);

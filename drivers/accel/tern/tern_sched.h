@@ -106,6 +106,8 @@ struct tern_sched_ctx {
  * @batch_next: the next job of the batch this job heads or is part of,
  *	whose commands follow this job's in memory, or NULL
  * @batch_jobs: jobs of the batch this job heads (1 alone)
+ * @batchable: short work that waits for nothing: may follow another job in
+ *	a batch (tern_validate_batchable())
  */
 struct tern_sched_job {
 	struct tern_policy_job pjob;
@@ -122,6 +124,7 @@ struct tern_sched_job {
 	const void *batch_key;
 	struct tern_sched_job *batch_next;
 	u32 batch_jobs;
+	bool batchable;
 };
 
 /*

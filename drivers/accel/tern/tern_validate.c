@@ -372,3 +372,77 @@ int tern_validate_cmdbuf(const u32 *dw, u32 ndw, struct tern_validate_error *err
 {
 	return tern_validate_cmdbuf_class(dw, ndw, TERN_ENG_CLASS_COMPUTE, err);
 }
+
+/* Limits of a job that may follow another in a batch (tern_sched.c). */
+#define TERN_BATCH_SPIN_US	100
+#define TERN_BATCH_BYTES	65536
+#define TERN_BATCH_ELEMS	16384
+#define TERN_BATCH_MACS		(1u << 18)
+
+/**
+ * tern_validate_batchable() - whether a validated buffer is short work
+ * @dw: the command buffer, already accepted by tern_validate_cmdbuf_class()
+ * @ndw: number of dwords in @dw
+ *
+ * The fences of the jobs ahead of it in a batch wait until it ends: it
+ * must be short, and wait for nothing (a WAIT_MEM may wait for a word the
+ * CPU writes once those fences signalled).  Short: no WAIT_MEM, SPINs of
+ * at most TERN_BATCH_SPIN_US, copies and fills of at most
+ * TERN_BATCH_BYTES, vectors of at most TERN_BATCH_ELEMS elements, GEMMs of
+ * at most TERN_BATCH_MACS multiply-adds.
+ *
+ * Return: true if the buffer may follow another job in a batch.
+ */
+bool tern_validate_batchable(const u32 *dw, u32 ndw)
+{
+	u32 i = 0;
+
+	while (i < ndw) {
+		u32 hdr = tern_dw(dw, i), len = TERN_PKT_LENGTH(hdr);
+		const u32 *pkt = &dw[i];
+		u64 macs;
+
+		switch (TERN_PKT_OPCODE(hdr)) {
+		case TERN_OP_NOP:
+		case TERN_OP_WRITE_IMM:
+		case TERN_OP_FENCE:
+		case TERN_OP_TIMESTAMP:
+			break;
+		case TERN_OP_SPIN:
+			if (tern_dw(pkt, 1) > TERN_BATCH_SPIN_US)
+				return false;
+			break;
+		case TERN_OP_COPY:
+			if (tern_dw(pkt, 5) > TERN_BATCH_BYTES)
+				return false;
+			break;
+		case TERN_OP_FILL:
+			if (tern_dw(pkt, 3) > TERN_BATCH_BYTES)
+				return false;
+			break;
+		case TERN_OP_VECADD:
+			if (tern_dw(pkt, 7) > TERN_BATCH_ELEMS)
+				return false;
+			break;
+		case TERN_OP_SAXPY:
+			if (tern_dw(pkt, 5) > TERN_BATCH_ELEMS)
+				return false;
+			break;
+		case TERN_OP_REDUCE:
+			if (TERN_REDUCE_COUNT(tern_dw(pkt, 5)) > TERN_BATCH_ELEMS)
+				return false;
+			break;
+		case TERN_OP_GEMM:
+			macs = (u64)tern_dw(pkt, 7) * tern_dw(pkt, 8) * tern_dw(pkt, 9);
+			if (macs > TERN_BATCH_MACS)
+				return false;
+			break;
+		default:	/* WAIT_MEM, and anything else */
+			return false;
+		}
+		if (!len)
+			return false;
+		i += len;
+	}
+	return true;
+}

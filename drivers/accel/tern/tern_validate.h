@@ -24,5 +24,6 @@ struct tern_validate_error {
 int tern_validate_cmdbuf(const u32 *dw, u32 ndw, struct tern_validate_error *err);
 int tern_validate_cmdbuf_class(const u32 *dw, u32 ndw, u32 engine_class,
 			       struct tern_validate_error *err);
+bool tern_validate_batchable(const u32 *dw, u32 ndw);
 
 #endif /* __TERN_VALIDATE_H__ */

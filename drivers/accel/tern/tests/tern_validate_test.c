@@ -369,6 +369,54 @@ static void tern_validate_stream(struct kunit *test)
 }
 
 /* The copy engine refuses compute packets and takes everything else. */
+/*
+ * Which valid buffers may follow another job in a batch: short work that
+ * waits for nothing, each limit on its edge and one past it.
+ */
+static void tern_validate_batchable_edges(struct kunit *test)
+{
+	static const struct {
+		const char *name;
+		u32 dw[12];
+		u32 ndw;
+		bool batchable;
+	} cases[] = {
+		{ "NOP", { HDR(NOP, 1) }, 1, true },
+		{ "WRITE_IMM", { PKT(WRITE_IMM), LO(0x1000), 0, 7 }, 4, true },
+		{ "WAIT_MEM", { PKT(WAIT_MEM), LO(0x1000), 0, 1, 10 }, 5, false },
+		{ "SPIN 100 us", { PKT(SPIN), 100 }, 2, true },
+		{ "SPIN 101 us", { PKT(SPIN), 101 }, 2, false },
+		{ "COPY 64 KiB", { PKT(COPY), LO(0x100000), 0, LO(0x200000), 0, 65536 },
+		  6, true },
+		{ "COPY 64 KiB + 1", { PKT(COPY), LO(0x100000), 0, LO(0x200000), 0, 65537 },
+		  6, false },
+		{ "FILL 64 KiB + 4", { PKT(FILL), LO(0x100000), 0, 65540, 0 }, 5, false },
+		{ "VECADD 16384", { PKT(VECADD), LO(0x100000), 0, LO(0x200000), 0,
+				    LO(0x300000), 0, 16384 }, 8, true },
+		{ "SAXPY 16385", { PKT(SAXPY), LO(0x100000), 0, LO(0x200000), 0, 16385, 0 },
+		  7, false },
+		{ "GEMM 64x64x64", { PKT(GEMM), LO(0x100000), 0, LO(0x200000), 0,
+				     LO(0x300000), 0, 64, 64, 64 }, 10, true },
+		{ "GEMM 64x64x65", { PKT(GEMM), LO(0x100000), 0, LO(0x200000), 0,
+				     LO(0x300000), 0, 64, 64, 65 }, 10, false },
+	};
+	struct tern_validate_error err = {};
+	u32 buf[14];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		KUNIT_ASSERT_EQ_MSG(test, tern_validate_cmdbuf(cases[i].dw, cases[i].ndw, &err),
+				    0, "%s", cases[i].name);
+		KUNIT_EXPECT_EQ_MSG(test, tern_validate_batchable(cases[i].dw, cases[i].ndw),
+				    cases[i].batchable, "%s", cases[i].name);
+		/* behind a NOP: the whole buffer is judged */
+		buf[0] = HDR(NOP, 1);
+		memcpy(&buf[1], cases[i].dw, cases[i].ndw * 4);
+		KUNIT_EXPECT_EQ_MSG(test, tern_validate_batchable(buf, cases[i].ndw + 1),
+				    cases[i].batchable, "NOP then %s", cases[i].name);
+	}
+}
+
 static void tern_validate_copy_engine(struct kunit *test)
 {
 	struct tern_validate_error err;
@@ -485,6 +533,7 @@ static struct kunit_case tern_validate_cases[] = {
 	KUNIT_CASE_PARAM(tern_validate_invalid_packet, tern_invalid_gen_params),
 	KUNIT_CASE(tern_validate_empty),
 	KUNIT_CASE(tern_validate_all_opcodes),
+	KUNIT_CASE(tern_validate_batchable_edges),
 	KUNIT_CASE(tern_validate_truncated),
 	KUNIT_CASE(tern_validate_longest_nop),
 	KUNIT_CASE(tern_validate_stream),
