@@ -822,8 +822,8 @@ static struct tern_job *tern_job_create(struct tern_device *tdev,
 	ret = tern_validate_cmdbuf_class(job->cmd, job->cmd_size / 4,
 					 ctx->sched->eng->class, &verr);
 	if (!ret && job->block)
-		job->hw.batchable = tern_validate_batchable(job->cmd,
-							   job->cmd_size / 4);
+		job->hw.batchable =
+			tern_validate_batchable(job->cmd, job->cmd_size / 4);
 	if (ret) {
 		args->error_offset = verr.offset;
 		args->error_opcode = verr.opcode;

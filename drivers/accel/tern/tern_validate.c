@@ -377,7 +377,7 @@ int tern_validate_cmdbuf(const u32 *dw, u32 ndw, struct tern_validate_error *err
 #define TERN_BATCH_SPIN_US	100
 #define TERN_BATCH_BYTES	65536
 #define TERN_BATCH_ELEMS	16384
-#define TERN_BATCH_MACS		(1u << 18)
+#define TERN_BATCH_MACS		BIT(18)
 
 /**
  * tern_validate_batchable() - whether a validated buffer is short work
