@@ -157,6 +157,7 @@ int main(void)
 	}
 	data = cpu;
 	gate = gcpu;
+	core_drain_coredumps();	/* one dump per device at a time */
 
 	/* 1. twelve jobs behind a gate: they go to the engine in batches */
 	memset((void *)data, 0, 0x10000);
@@ -206,6 +207,19 @@ int main(void)
 	ok = batch_counts(&b1, &j1);
 	tap_ok(ok && b1 > b0,
 	       "the faulting job was in a batch (%lu batch(es))", (unsigned long)(b1 - b0));
+	{
+		static char text[16384];
+		int k2;
+
+		/* the fault's dump: the faulting job, at its own packet offset */
+		for (k2 = 0; k2 < 100 && !core_read_coredump("tern devcoredump: fault", text,
+							   sizeof(text)); k2++)
+			usleep(20000);
+		tap_ok(k2 < 100 && strstr(text, "job seqno: 7\n") &&
+		       strstr(text, "packet dword 0 "),
+		       "its devcoredump names job 7, the fault at its packet 0");
+		core_drain_coredumps();
+	}
 	ctx_destroy(fd, ctx);
 
 	/* 3. a HIGH job preempts a LOW batch in the middle */
@@ -273,6 +287,21 @@ int main(void)
 		tap_ok(ok && st.state == DRM_TERN_CONTEXT_BANNED && st.fault_seqno == hung + 2,
 		       "the context is BANNED at that job (gate + %u): state %u at %u", hung + 1,
 		       st.state, st.fault_seqno);
+		{
+			static char text[16384];
+			char want[64];
+			int k2;
+
+			/* the dump is the hung job's, not its batch's first */
+			snprintf(want, sizeof(want), "job seqno: %u\n", hung + 2);
+			for (k2 = 0; k2 < 100 && !core_read_coredump("tern devcoredump: hang", text,
+								   sizeof(text)); k2++)
+				usleep(20000);
+			tap_ok(k2 < 100 && strstr(text, want),
+			       "its devcoredump names that job (seqno %u)", hung + 2);
+			/* one dump per device at a time: leave none for later tests */
+			core_drain_coredumps();
+		}
 	}
 	ctx_destroy(fd, ctx);
 
