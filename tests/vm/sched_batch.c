@@ -174,6 +174,21 @@ int main(void)
 	       (unsigned long)(b1 - b0), (unsigned long)(j1 - j0));
 	ctx_destroy(fd, ctx);
 
+	/* 1b. on an idle engine, one call's jobs still go as one batch */
+	memset((void *)data, 0, 0x10000);
+	tap_ok(!ctx_create_class_on(fd, DRM_TERN_PRIORITY_NORMAL, DRM_TERN_ENGINE_CLASS_COMPUTE,
+				    0, 0, &ctx), "a context on the idle engine");
+	batch_counts(&b0, &j0);
+	for (i = 0; i < 8; i++)
+		entry(fd, &b, ctx, &data_bo, i, 0, VA_DATA + 4 * i);
+	tap_ok(!submit_all(fd, &b, 8), "8 jobs in one SUBMIT_MANY");
+	check_order_and_results(fd, &b, data, 8, "idle engine");
+	ok = batch_counts(&b1, &j1);
+	tap_ok(ok && b1 - b0 == 1 && j1 - j0 == 8,
+	       "all 8 ran as one batch (%lu batch(es) of %lu jobs)", (unsigned long)(b1 - b0),
+	       (unsigned long)(j1 - j0));
+	ctx_destroy(fd, ctx);
+
 	/* 2. a fault in the middle of a batch */
 	memset((void *)data, 0, 0x10000);
 	tap_ok(!gated_ctx(fd, DRM_TERN_PRIORITY_NORMAL, gate_bo, gate, &ctx),

@@ -198,12 +198,15 @@ static struct tern_cmd_block *tern_cmd_block_alloc(struct tern_device *tdev,
  * @cmd_off: byte offset of the command copy
  * @rec_off: byte offset of the resume record
  * @charge: bytes the job counts against its file's limits
+ * @more: a later entry of the group follows: queue the job without
+ *	running the policy, which the caller kicks after the group
  */
 struct tern_cmd_place {
 	struct tern_cmd_block *block;
 	size_t cmd_off;
 	size_t rec_off;
 	size_t charge;
+	bool more;
 };
 
 static struct tern_job *to_tern_job(struct drm_sched_job *sched_job)
@@ -340,8 +343,11 @@ static void tern_job_signalled(struct dma_fence *fence, struct dma_fence_cb *cb)
 		queue_work(system_unbound_wq, &tdev->free_work);
 }
 
-/* Hand the job to its engine's scheduler; it may be freed once there. */
-static void tern_job_push(struct tern_job *job)
+/*
+ * Hand the job to its engine's scheduler; it may be freed once there.
+ * With @queue_only the policy does not run yet: the caller kicks it.
+ */
+static void tern_job_push_queue(struct tern_job *job, bool queue_only)
 {
 	if (dma_fence_add_callback(job->hw.fence, &job->signal_cb,
 				   tern_job_signalled)) {
@@ -350,7 +356,15 @@ static void tern_job_push(struct tern_job *job)
 		tern_job_signalled(job->hw.fence, &job->signal_cb);
 		return;
 	}
-	tern_sched_push(job->ctx->sched, &job->hw);
+	if (queue_only)
+		tern_sched_queue(job->ctx->sched, &job->hw);
+	else
+		tern_sched_push(job->ctx->sched, &job->hw);
+}
+
+static void tern_job_push(struct tern_job *job)
+{
+	tern_job_push_queue(job, false);
 }
 
 static struct dma_fence *tern_job_run(struct drm_sched_job *sched_job)
@@ -892,7 +906,8 @@ static void tern_job_arm(struct tern_job *job)
  */
 static int tern_submit_one(struct tern_device *tdev, struct drm_file *file,
 			   struct drm_tern_submit *args,
-			   const struct tern_cmd_place *place)
+			   const struct tern_cmd_place *place,
+			   struct tern_sched **kick)
 {
 	struct tern_out_sync small_out[TERN_SUBMIT_INLINE] = {};
 	struct tern_file *tfile = to_tern_file(file);
@@ -1001,7 +1016,13 @@ static int tern_submit_one(struct tern_device *tdev, struct drm_file *file,
 	} else {
 		job->hw.error = tern_job_dep_error(job);
 		tern_job_put_deps(job);
-		tern_job_push(job);
+		if (place && place->more && kick) {
+			/* the engine outlives the ioctl, the job may not */
+			*kick = ctx->sched;
+			tern_job_push_queue(job, true);
+		} else {
+			tern_job_push(job);
+		}
 	}
 	mutex_unlock(&ctx->submit_lock);
 
@@ -1044,7 +1065,7 @@ int tern_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 
 	if (!drm_dev_enter(drm, &idx))
 		return -ENODEV;
-	ret = tern_submit_one(to_tern_device(drm), file, data, NULL);
+	ret = tern_submit_one(to_tern_device(drm), file, data, NULL, NULL);
 	drm_dev_exit(idx);
 	return ret;
 }
@@ -1132,6 +1153,7 @@ int tern_submit_many_ioctl(struct drm_device *drm, void *data,
 	struct tern_device *tdev = to_tern_device(drm);
 	struct drm_tern_submit_many *args = data;
 	struct tern_cmd_block *block = NULL;
+	struct tern_sched *kick = NULL;
 	struct drm_tern_submit *subs;
 	u32 i, done = 0, group_end = 0;
 	void __user *uout;
@@ -1182,13 +1204,21 @@ int tern_submit_many_ioctl(struct drm_device *drm, void *data,
 				tern_cmd_block_charge(block) -
 				tern_submit_group_charge(subs, i + 1, group_end);
 			cmd_off += subs[i].cmdbuf_size;
+			place.more = i + 1 < group_end;
 			pl = &place;
 		}
-		ret = tern_submit_one(tdev, file, &subs[i], pl);
+		ret = tern_submit_one(tdev, file, &subs[i], pl, &kick);
+		/* the group's jobs are queued: now the policy may batch them */
+		if (kick && (ret || !pl || !pl->more)) {
+			tern_sched_kick(kick);
+			kick = NULL;
+		}
 		if (ret)
 			break;
 		done++;
 	}
+	if (kick)
+		tern_sched_kick(kick);
 	tern_cmd_block_put(block);
 	drm_dev_exit(idx);
 

@@ -1217,6 +1217,9 @@ out:
 	dma_fence_end_signalling(fence_cookie);
 }
 
+static void tern_sched_push_feed(struct tern_sched *sched,
+				 struct tern_sched_job *job, bool feed);
+
 /**
  * tern_sched_push() - hand a ready job to its engine
  * @sched: the scheduler of the job's engine
@@ -1229,6 +1232,41 @@ out:
  * fences keep their order.
  */
 void tern_sched_push(struct tern_sched *sched, struct tern_sched_job *job)
+{
+	tern_sched_push_feed(sched, job, true);
+}
+
+/**
+ * tern_sched_queue() - tern_sched_push() without running the policy
+ * @sched: the scheduler of the job's engine
+ * @job: the job
+ *
+ * For a submitter that queues several jobs of a context at once, so that
+ * the policy sees them together (they may then run as one batch): it
+ * calls tern_sched_kick() after the last one.
+ */
+void tern_sched_queue(struct tern_sched *sched, struct tern_sched_job *job)
+{
+	tern_sched_push_feed(sched, job, false);
+}
+
+/**
+ * tern_sched_kick() - fill the free slots after tern_sched_queue()
+ * @sched: the scheduler
+ */
+void tern_sched_kick(struct tern_sched *sched)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	tern_sched_feed(sched);
+	tern_sched_check_preempt(sched);
+	spin_unlock_irqrestore(&sched->lock, flags);
+}
+
+/* tern_sched_push(), running the policy only if @feed */
+static void tern_sched_push_feed(struct tern_sched *sched,
+				 struct tern_sched_job *job, bool feed)
 {
 	struct tern_sched_ctx *ctx = job->ctx;
 	unsigned long flags;
@@ -1261,8 +1299,10 @@ void tern_sched_push(struct tern_sched *sched, struct tern_sched_job *job)
 		trace_tern_job_queue(sched->eng->id, ctx->tag, job->seqno,
 				     ctx->entity.prio,
 				     ctx->entity.weight / TERN_POLICY_WEIGHT_SCALE);
-		tern_sched_feed(sched);
-		tern_sched_check_preempt(sched);
+		if (feed) {
+			tern_sched_feed(sched);
+			tern_sched_check_preempt(sched);
+		}
 	}
 	spin_unlock_irqrestore(&sched->lock, flags);
 }

@@ -218,6 +218,8 @@ void tern_sched_ctx_init(struct tern_sched *sched, struct tern_sched_ctx *sctx,
 			 unsigned int priority, u32 weight);
 void tern_sched_ctx_fini(struct tern_sched_ctx *sctx);
 void tern_sched_push(struct tern_sched *sched, struct tern_sched_job *job);
+void tern_sched_queue(struct tern_sched *sched, struct tern_sched_job *job);
+void tern_sched_kick(struct tern_sched *sched);
 void tern_sched_ctx_cancel(struct tern_sched_ctx *sctx, int error);
 /**
  * struct tern_sched - the scheduler of one engine
