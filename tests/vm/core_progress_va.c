@@ -56,16 +56,6 @@ static int run(int fd, uint32_t ctx, const uint32_t *dw, uint32_t n, uint32_t bo
 	return status;
 }
 
-static void pkt_copy(uint32_t *dw, uint32_t *n, uint64_t src, uint64_t dst, uint32_t size)
-{
-	dw[(*n)++] = TERN_PKT_HEADER(TERN_OP_COPY, TERN_PKT_DWORDS_COPY);
-	dw[(*n)++] = (uint32_t)src;
-	dw[(*n)++] = (uint32_t)(src >> 32);
-	dw[(*n)++] = (uint32_t)dst;
-	dw[(*n)++] = (uint32_t)(dst >> 32);
-	dw[(*n)++] = size;
-}
-
 static void check_refusals(int fd, uint32_t data_bo)
 {
 	const uint32_t pv = DRM_TERN_CONTEXT_CREATE_PROGRESS | DRM_TERN_CONTEXT_CREATE_PROGRESS_VA;

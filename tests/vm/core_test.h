@@ -282,6 +282,17 @@ static inline void pkt_fill(uint32_t *dw, uint32_t *n, uint64_t va,
 	dw[(*n)++] = value;
 }
 
+static inline void pkt_copy(uint32_t *dw, uint32_t *n, uint64_t src,
+			    uint64_t dst, uint32_t size)
+{
+	dw[(*n)++] = TERN_PKT_HEADER(TERN_OP_COPY, TERN_PKT_DWORDS_COPY);
+	dw[(*n)++] = (uint32_t)src;
+	dw[(*n)++] = (uint32_t)(src >> 32);
+	dw[(*n)++] = (uint32_t)dst;
+	dw[(*n)++] = (uint32_t)(dst >> 32);
+	dw[(*n)++] = size;
+}
+
 static inline void pkt_spin(uint32_t *dw, uint32_t *n, uint32_t us)
 {
 	dw[(*n)++] = TERN_PKT_HEADER(TERN_OP_SPIN, TERN_PKT_DWORDS_SPIN);

@@ -154,6 +154,14 @@ int bench_read_knob(struct tern_device *dev, const char *name, uint64_t *value)
 	return ret;
 }
 
+/* Write @cmd to raw_nop and read the run's report into *@text (malloc'd). */
+static int raw_nop_run(struct tern_device *dev, const char *cmd, char **text)
+{
+	int ret = bench_debugfs_write(dev, "raw_nop", cmd);
+
+	return ret ?: bench_debugfs_read(dev, "raw_nop", text);
+}
+
 int bench_raw_nop(struct tern_device *dev, uint32_t engine, uint32_t count, bool serial,
 		  uint64_t **ns, uint64_t *total_ns)
 {
@@ -164,9 +172,7 @@ int bench_raw_nop(struct tern_device *dev, uint32_t engine, uint32_t count, bool
 	int ret, used;
 
 	snprintf(cmd, sizeof(cmd), "%u %u %s", engine, count, serial ? "serial" : "pipelined");
-	ret = bench_debugfs_write(dev, "raw_nop", cmd);
-	if (!ret)
-		ret = bench_debugfs_read(dev, "raw_nop", &text);
+	ret = raw_nop_run(dev, cmd, &text);
 	if (ret)
 		return ret;
 	ret = -EPROTO;
@@ -210,9 +216,7 @@ int bench_raw_nop_all(struct tern_device *dev, uint32_t count, uint64_t *total_n
 	int ret;
 
 	snprintf(cmd, sizeof(cmd), "all %u pipelined", count);
-	ret = bench_debugfs_write(dev, "raw_nop", cmd);
-	if (!ret)
-		ret = bench_debugfs_read(dev, "raw_nop", &text);
+	ret = raw_nop_run(dev, cmd, &text);
 	if (ret)
 		return ret;
 	ret = -EPROTO;

@@ -20,6 +20,21 @@
 
 #define FIG 2
 
+/*
+ * A rate of @series at @x, and its ratios to the device: to @lanes engines
+ * at @raw_rate each, and to every engine at once (@all_rate, when there
+ * are several lanes).  A rate not measured is 0.
+ */
+static void record_rate(const char *series, unsigned int x, double rate, unsigned int lanes,
+			double raw_rate, double all_rate)
+{
+	bench_record(FIG, "jobs_per_s", series, x, "jobs/s", rate);
+	if (raw_rate > 0)
+		bench_record(FIG, "ratio_to_device", series, x, "x", rate / (lanes * raw_rate));
+	if (all_rate > 0 && lanes > 1)
+		bench_record(FIG, "ratio_to_all", series, x, "x", rate / all_rate);
+}
+
 int bench_fig_throughput(struct bench *b)
 {
 	static const unsigned int ctxs[] = { 1, 4, 16, 64 };
@@ -64,52 +79,29 @@ int bench_fig_throughput(struct bench *b)
 		}
 		for (i = 0; i < sizeof(ctxs) / sizeof(ctxs[0]) && !ret; i++) {
 			unsigned int c = ctxs[i], lanes = c < engines ? c : engines;
-			double rate;
 
 			ret = bench_nop_contexts(b->dev, c, jobs, 1, &ns);
 			if (ret)
 				break;
-			rate = jobs / (ns / 1e9);
-			bench_record(FIG, "jobs_per_s", "contexts", c, "jobs/s", rate);
-			if (raw_rate > 0)
-				bench_record(FIG, "ratio_to_device", "contexts", c, "x",
-					     rate / (lanes * raw_rate));
-			if (all_rate > 0 && lanes > 1)
-				bench_record(FIG, "ratio_to_all", "contexts", c, "x",
-					     rate / all_rate);
+			record_rate("contexts", c, jobs / (ns / 1e9), lanes, raw_rate, all_rate);
 		}
 		/* the same stream, BENCH_NOP_BATCH jobs per system call */
 		for (i = 0; i < sizeof(many) / sizeof(many[0]) && !ret; i++) {
 			unsigned int c = many[i], lanes = c < engines ? c : engines;
-			double rate;
 
 			ret = bench_nop_contexts(b->dev, c, jobs, BENCH_NOP_BATCH, &ns);
 			if (ret)
 				break;
-			rate = jobs / (ns / 1e9);
-			bench_record(FIG, "jobs_per_s", "contexts_many", c, "jobs/s", rate);
-			if (raw_rate > 0)
-				bench_record(FIG, "ratio_to_device", "contexts_many", c, "x",
-					     rate / (lanes * raw_rate));
-			if (all_rate > 0 && lanes > 1)
-				bench_record(FIG, "ratio_to_all", "contexts_many", c, "x",
-					     rate / all_rate);
+			record_rate("contexts_many", c, jobs / (ns / 1e9), lanes, raw_rate, all_rate);
 		}
 		for (i = 0; i < sizeof(procs) / sizeof(procs[0]) && !ret; i++) {
 			unsigned int p = procs[i], lanes = p < engines ? p : engines;
-			double rate;
 
 			ret = bench_nop_processes(b->dev, p, jobs, &run);
 			if (ret)
 				break;
-			rate = run.jobs / (run.ns / 1e9);
-			bench_record(FIG, "jobs_per_s", "processes", p, "jobs/s", rate);
-			if (raw_rate > 0)
-				bench_record(FIG, "ratio_to_device", "processes", p, "x",
-					     rate / (lanes * raw_rate));
-			if (all_rate > 0 && lanes > 1)
-				bench_record(FIG, "ratio_to_all", "processes", p, "x",
-					     rate / all_rate);
+			record_rate("processes", p, run.jobs / (run.ns / 1e9), lanes, raw_rate,
+				    all_rate);
 		}
 		bench_log(b, "fig 2 rep %u done", rep);
 	}

@@ -79,26 +79,12 @@ static size_t tern_job_cmd_alloc_size(u32 cmd_size)
 }
 
 /*
- * A coherent allocation takes whole pages in a power of two, a pool block
- * one page: the job is charged what was allocated, not only what was
- * asked for.
+ * Coherent memory for command copies: a block of the device's pool when
+ * @size fits in one, else whole pages of its own.
  */
-static size_t tern_job_own_charge(u32 cmd_size)
-{
-	return (PAGE_SIZE << get_order(cmd_size)) +
-	       (tern_job_record_inline(cmd_size) ? 0 : TERN_RESUME_RECORD_SIZE);
-}
-
-static size_t tern_job_charge(const struct tern_job *job)
-{
-	return job->charge;
-}
-
-static void *tern_job_cmd_alloc(struct tern_device *tdev, u32 cmd_size,
+static void *tern_cmd_mem_alloc(struct tern_device *tdev, size_t size,
 				dma_addr_t *dma)
 {
-	size_t size = tern_job_cmd_alloc_size(cmd_size);
-
 	if (size <= TERN_CMD_POOL_BLOCK)
 		return dma_pool_alloc(tdev->cmd_pool, GFP_KERNEL | __GFP_NOWARN,
 				      dma);
@@ -106,15 +92,32 @@ static void *tern_job_cmd_alloc(struct tern_device *tdev, u32 cmd_size,
 				  GFP_KERNEL | __GFP_NOWARN);
 }
 
-static void tern_job_cmd_free(struct tern_device *tdev, u32 cmd_size,
-			      void *cmd, dma_addr_t dma)
+static void tern_cmd_mem_free(struct tern_device *tdev, size_t size,
+			      void *cpu, dma_addr_t dma)
 {
-	size_t size = tern_job_cmd_alloc_size(cmd_size);
-
 	if (size <= TERN_CMD_POOL_BLOCK)
-		dma_pool_free(tdev->cmd_pool, cmd, dma);
+		dma_pool_free(tdev->cmd_pool, cpu, dma);
 	else
-		dma_free_coherent(tdev->drm.dev, size, cmd, dma);
+		dma_free_coherent(tdev->drm.dev, size, cpu, dma);
+}
+
+/*
+ * What tern_cmd_mem_alloc() takes for @size: a pool block's page, or whole
+ * pages in a power of two.  A job is charged what was allocated, not only
+ * what was asked for.
+ */
+static size_t tern_cmd_mem_charge(size_t size)
+{
+	if (size <= TERN_CMD_POOL_BLOCK)
+		return TERN_CMD_POOL_BLOCK;
+	return PAGE_SIZE << get_order(size);
+}
+
+/* A job with a copy of its own: the copy, and the record if apart. */
+static size_t tern_job_own_charge(u32 cmd_size)
+{
+	return tern_cmd_mem_charge(tern_job_cmd_alloc_size(cmd_size)) +
+	       (tern_job_record_inline(cmd_size) ? 0 : TERN_RESUME_RECORD_SIZE);
 }
 
 /* The resume record of a job whose buffer left no room for it. */
@@ -142,20 +145,8 @@ static void tern_cmd_block_release(struct kref *ref)
 						    ref);
 	struct tern_device *tdev = block->tdev;
 
-	if (block->size <= TERN_CMD_POOL_BLOCK)
-		dma_pool_free(tdev->cmd_pool, block->cpu, block->dma);
-	else
-		dma_free_coherent(tdev->drm.dev, block->size, block->cpu,
-				  block->dma);
+	tern_cmd_mem_free(tdev, block->size, block->cpu, block->dma);
 	kfree(block);
-}
-
-/* What a block takes: a pool block's page, or whole pages in a power of two. */
-static size_t tern_cmd_block_charge(const struct tern_cmd_block *block)
-{
-	if (block->size <= TERN_CMD_POOL_BLOCK)
-		return TERN_CMD_POOL_BLOCK;
-	return PAGE_SIZE << get_order(block->size);
 }
 
 static void tern_cmd_block_put(struct tern_cmd_block *block)
@@ -175,14 +166,7 @@ static struct tern_cmd_block *tern_cmd_block_alloc(struct tern_device *tdev,
 		return NULL;
 	block->size = ALIGN(cmd_bytes, TERN_RESUME_RECORD_SIZE) +
 		      (size_t)count * TERN_RESUME_RECORD_SIZE;
-	if (block->size <= TERN_CMD_POOL_BLOCK)
-		block->cpu = dma_pool_alloc(tdev->cmd_pool,
-					    GFP_KERNEL | __GFP_NOWARN,
-					    &block->dma);
-	else
-		block->cpu = dma_alloc_coherent(tdev->drm.dev, block->size,
-						&block->dma,
-						GFP_KERNEL | __GFP_NOWARN);
+	block->cpu = tern_cmd_mem_alloc(tdev, block->size, &block->dma);
 	if (!block->cpu) {
 		kfree(block);
 		return NULL;
@@ -234,7 +218,7 @@ static void tern_job_uncharge(struct tern_job *job)
 		job->counted = false;
 	}
 	if (job->charged) {
-		atomic64_sub(tern_job_charge(job), &job->usage->cmd_bytes);
+		atomic64_sub(job->charge, &job->usage->cmd_bytes);
 		job->charged = false;
 	}
 }
@@ -273,7 +257,8 @@ static void tern_job_release(struct tern_job *job)
 	if (job->block)
 		tern_cmd_block_put(job->block);
 	else if (job->cmd)
-		tern_job_cmd_free(tdev, job->cmd_size, job->cmd, job->cmd_dma);
+		tern_cmd_mem_free(tdev, tern_job_cmd_alloc_size(job->cmd_size),
+				  job->cmd, job->cmd_dma);
 	if (job->resume) {
 		dma_unmap_single(tdev->drm.dev, job->resume_dma,
 				 TERN_RESUME_RECORD_SIZE, DMA_BIDIRECTIONAL);
@@ -281,7 +266,7 @@ static void tern_job_release(struct tern_job *job)
 	}
 	tern_job_uncharge(job);
 	if (job->usage) {
-		atomic64_sub(tern_job_charge(job), &job->usage->held_bytes);
+		atomic64_sub(job->charge, &job->usage->held_bytes);
 		tern_file_usage_put(job->usage);
 	}
 	if (job->hw.fence) {
@@ -786,14 +771,14 @@ static struct tern_job *tern_job_create(struct tern_device *tdev,
 
 	job->cmd_size = args->cmdbuf_size;
 	job->charge = place ? place->charge : tern_job_own_charge(job->cmd_size);
-	if (!tern_job_charge_held(tdev, tfile->usage, tern_job_charge(job))) {
+	if (!tern_job_charge_held(tdev, tfile->usage, job->charge)) {
 		ret = -EAGAIN;
 		goto err;
 	}
-	if (atomic64_add_return(tern_job_charge(job), &tfile->usage->cmd_bytes) >
+	if (atomic64_add_return(job->charge, &tfile->usage->cmd_bytes) >
 	    TERN_MAX_QUEUED_BYTES_PER_FILE) {
-		atomic64_sub(tern_job_charge(job), &tfile->usage->cmd_bytes);
-		atomic64_sub(tern_job_charge(job), &tfile->usage->held_bytes);
+		atomic64_sub(job->charge, &tfile->usage->cmd_bytes);
+		atomic64_sub(job->charge, &tfile->usage->held_bytes);
 		ret = -EAGAIN;
 		goto err;
 	}
@@ -809,7 +794,9 @@ static struct tern_job *tern_job_create(struct tern_device *tdev,
 		job->hw.resume_cpu = job->block->cpu + place->rec_off;
 		job->hw.batch_key = job->block;
 	} else {
-		job->cmd = tern_job_cmd_alloc(tdev, job->cmd_size, &job->cmd_dma);
+		job->cmd = tern_cmd_mem_alloc(tdev,
+					      tern_job_cmd_alloc_size(job->cmd_size),
+					      &job->cmd_dma);
 	}
 	if (!job->cmd) {
 		ret = -ENOMEM;
@@ -1201,7 +1188,7 @@ int tern_submit_many_ioctl(struct drm_device *drm, void *data,
 			/* the first job counts what the block took beyond */
 			place.charge = cmd_off ?
 				tern_submit_group_charge(subs, i, i + 1) :
-				tern_cmd_block_charge(block) -
+				tern_cmd_mem_charge(block->size) -
 				tern_submit_group_charge(subs, i + 1, group_end);
 			cmd_off += subs[i].cmdbuf_size;
 			place.more = i + 1 < group_end;

@@ -1029,6 +1029,21 @@ static void tern_sched_cancel_all(struct tern_sched *s, int error)
 }
 
 /*
+ * A reset of the engine did not end (tern_engine_reset() marked it lost):
+ * nothing runs there any more, every job of it fails.
+ */
+static void tern_sched_engine_lost(struct tern_sched *s)
+{
+	lockdep_assert_held(&s->lock);
+	if (s->stopped)
+		return;
+	drm_err(&s->tdev->drm, "engine %u lost: cancelling its work\n",
+		s->eng->id);
+	WRITE_ONCE(s->stopped, true);
+	tern_sched_cancel_all(s, -EIO);
+}
+
+/*
  * The running job made no progress for its timeout.  The first time,
  * request a preemption (a hung engine does not serve it) and look again at
  * the next tick: meanwhile nothing is programmed, and if the job reaches
@@ -1148,12 +1163,8 @@ static void tern_sched_recover(struct tern_sched *s)
 	tern_sched_requeue(s, NULL, innocent);
 out:
 	s->resetting = false;
-	if (ret) {
-		drm_err(&s->tdev->drm, "engine %u lost: cancelling its work\n",
-			eng->id);
-		WRITE_ONCE(s->stopped, true);
-		tern_sched_cancel_all(s, -EIO);
-	}
+	if (ret)
+		tern_sched_engine_lost(s);
 	tern_sched_event(s);
 	spin_unlock_irqrestore(&s->lock, flags);
 }
@@ -1525,7 +1536,9 @@ out:
 	 * Without one (a signal while the scheduler's jobs drained), they may
 	 * still be running and the count is right as it is.
 	 */
-	if (started)
+	if (READ_ONCE(sched->eng->lost))
+		tern_sched_engine_lost(sched);
+	else if (started)
 		tern_sched_resync_busy(sched);
 	tern_sched_event(sched);
 	spin_unlock_irqrestore(&sched->lock, flags);

@@ -1212,66 +1212,106 @@ static void preempt_and_wait(Tern *t, unsigned e)
     ack(t, e, 0);
 }
 
-static void test_preempt_at_packet_boundary(void)
-{
-    const unsigned npkt = 100, pkt_bytes = TERN_PKT_DWORDS_WRITE_IMM * 4;
-    uint64_t root, pa, rec, wb, acc, elapsed;
-    uint32_t seqno, offset, progress;
-    unsigned i, done;
+#define WRITES_NPKT     100
+#define WRITES_PKT_BYTES (TERN_PKT_DWORDS_WRITE_IMM * 4)
+
+/* A buffer of WRITES_NPKT WRITE_IMMs, value i + 1 to word i at VA_BASE. */
+typedef struct WritesRun {
     Tern t;
     Cmd c;
     Job j;
+    uint64_t pa, rec, wb;
+    uint32_t offset;    /* the record's OFFSET after the preemption */
+    unsigned done;      /* packets that ran before it */
+} WritesRun;
 
-    /* WRITE_IMM is not preemptible inside; 100 ns * 100000 = 10 ms each */
-    tern_boot(&t, "local-mem-size=16M,time-scale=100000");
-    root = as_new(&t);
-    pa = as_map_buf(&t, root, VA_BASE, npkt * 4, true);
-    rec = t_alloc(&t, PAGE);
-    wb = t_alloc(&t, PAGE);
-    ew(&t, 0, TERN_ENG_WRITEBACK_LO, wb);
-    ew(&t, 1, TERN_ENG_WRITEBACK_LO, wb);
-    c_init(&c);
-    for (i = 0; i < npkt; i++) {
-        c_write_imm(&c, VA_BASE + i * 4, i + 1);
+/*
+ * Boot a device where each WRITE_IMM lasts 10 ms (100 ns * 100000; it is
+ * not preemptible inside), run the buffer on engine 0 with a writeback
+ * (engines 0 and 1) and @seqno, and preempt it once word @after is
+ * written: the record's OFFSET and the packets done are in @w.
+ */
+static void writes_run_preempted(WritesRun *w, uint32_t seqno, unsigned after)
+{
+    uint64_t root;
+    unsigned i;
+
+    tern_boot(&w->t, "local-mem-size=16M,time-scale=100000");
+    root = as_new(&w->t);
+    w->pa = as_map_buf(&w->t, root, VA_BASE, WRITES_NPKT * 4, true);
+    w->rec = t_alloc(&w->t, PAGE);
+    w->wb = t_alloc(&w->t, PAGE);
+    ew(&w->t, 0, TERN_ENG_WRITEBACK_LO, w->wb);
+    ew(&w->t, 1, TERN_ENG_WRITEBACK_LO, w->wb);
+    c_init(&w->c);
+    for (i = 0; i < WRITES_NPKT; i++) {
+        c_write_imm(&w->c, VA_BASE + i * 4, i + 1);
     }
-    j = job_of(&t, &c, root, 42);
-    j.resume = rec;
-    submit(&t, 0, 0, &j);
-    WAIT_FOR(qtest_readl(t.qts, pa + 8) != 0);
-    preempt_and_wait(&t, 0);
-    g_assert_cmpuint(qtest_readl(t.qts, wb), ==, 0);
+    w->j = job_of(&w->t, &w->c, root, seqno);
+    w->j.resume = w->rec;
+    submit(&w->t, 0, 0, &w->j);
+    WAIT_FOR(qtest_readl(w->t.qts, w->pa + after * 4) != 0);
+    preempt_and_wait(&w->t, 0);
+    w->offset = qtest_readl(w->t.qts, w->rec + TERN_RESUME_OFF_OFFSET);
+    w->done = w->offset / WRITES_PKT_BYTES;
+    g_assert_cmpuint(w->done, >, after);
+    g_assert_cmpuint(w->done, <, WRITES_NPKT);
+}
 
-    read_record(&t, rec, &seqno, &offset, &progress, &acc, &elapsed);
+/* The packets that ran are marked, so that a resumed run redoing them shows. */
+static void writes_mark_done(WritesRun *w)
+{
+    unsigned i;
+
+    for (i = 0; i < w->done; i++) {
+        qtest_writel(w->t.qts, w->pa + i * 4, 0xdead);
+    }
+}
+
+/* The resumed run on engine @e completed, each packet ran once. */
+static void writes_check_resumed(WritesRun *w, unsigned e, uint32_t seqno)
+{
+    unsigned i;
+
+    g_assert_cmpuint(wait_done(&w->t, e, 0), ==, TERN_OUTCOME_COMPLETED);
+    g_assert_cmpuint(qtest_readl(w->t.qts, w->wb), ==, seqno);
+    for (i = 0; i < WRITES_NPKT; i++) {
+        g_assert_cmpuint(qtest_readl(w->t.qts, w->pa + i * 4), ==,
+                         i < w->done ? 0xdead : i + 1);
+    }
+    c_free(&w->c);
+    tern_shutdown(&w->t);
+}
+
+static void test_preempt_at_packet_boundary(void)
+{
+    uint64_t acc, elapsed;
+    uint32_t seqno, offset, progress;
+    WritesRun w;
+    unsigned i;
+
+    writes_run_preempted(&w, 42, 2);
+    g_assert_cmpuint(qtest_readl(w.t.qts, w.wb), ==, 0);
+
+    read_record(&w.t, w.rec, &seqno, &offset, &progress, &acc, &elapsed);
     g_assert_cmpuint(seqno, ==, 42);
-    g_assert_cmpuint(offset % pkt_bytes, ==, 0);
+    g_assert_cmpuint(offset % WRITES_PKT_BYTES, ==, 0);
     g_assert_cmpuint(progress, ==, 0);
     g_assert_cmpuint(acc, ==, 0);
-    done = offset / pkt_bytes;
-    g_assert_cmpuint(done, >=, 3);
-    g_assert_cmpuint(done, <, npkt);
-    g_assert_cmpuint(elapsed, >=, (done - 1) * 10000000ull - 1000000);
-    g_assert_cmpuint(er(&t, 0, TERN_ENG_CUR_OFFSET), ==, offset);
+    g_assert_cmpuint(w.done, >=, 3);
+    g_assert_cmpuint(elapsed, >=, (w.done - 1) * 10000000ull - 1000000);
+    g_assert_cmpuint(er(&w.t, 0, TERN_ENG_CUR_OFFSET), ==, offset);
     /* exactly the packets before the record's offset ran */
-    for (i = 0; i < npkt; i++) {
-        g_assert_cmpuint(qtest_readl(t.qts, pa + i * 4), ==,
-                         i < done ? i + 1 : 0);
+    for (i = 0; i < WRITES_NPKT; i++) {
+        g_assert_cmpuint(qtest_readl(w.t.qts, w.pa + i * 4), ==,
+                         i < w.done ? i + 1 : 0);
     }
-    /* the resumed run must not redo them: make that visible */
-    for (i = 0; i < done; i++) {
-        qtest_writel(t.qts, pa + i * 4, 0xdead);
-    }
+    writes_mark_done(&w);
 
     /* resume on the other compute engine: the rest runs, then writeback */
-    j.flags = TERN_SLOT_FLAG_RESUME;
-    submit(&t, 1, 0, &j);
-    g_assert_cmpuint(wait_done(&t, 1, 0), ==, TERN_OUTCOME_COMPLETED);
-    g_assert_cmpuint(qtest_readl(t.qts, wb), ==, 42);
-    for (i = 0; i < npkt; i++) {
-        g_assert_cmpuint(qtest_readl(t.qts, pa + i * 4), ==,
-                         i < done ? 0xdead : i + 1);
-    }
-    c_free(&c);
-    tern_shutdown(&t);
+    w.j.flags = TERN_SLOT_FLAG_RESUME;
+    submit(&w.t, 1, 0, &w.j);
+    writes_check_resumed(&w, 1, 42);
 }
 
 /*
@@ -1282,61 +1322,31 @@ static void test_preempt_at_packet_boundary(void)
  */
 static void test_preempt_resume_later_start(void)
 {
-    const unsigned npkt = 100, pkt_bytes = TERN_PKT_DWORDS_WRITE_IMM * 4;
-    uint64_t root, pa, rec, rec2, wb, acc, elapsed;
-    uint32_t seqno, offset, progress, cut;
+    uint64_t rec2;
+    uint32_t cut;
     uint8_t raw[64];
-    unsigned i, done;
-    Tern t;
-    Cmd c;
-    Job j;
+    WritesRun w;
+    unsigned i;
 
-    tern_boot(&t, "local-mem-size=16M,time-scale=100000");
-    root = as_new(&t);
-    pa = as_map_buf(&t, root, VA_BASE, npkt * 4, true);
-    rec = t_alloc(&t, PAGE);
-    rec2 = t_alloc(&t, PAGE);
-    wb = t_alloc(&t, PAGE);
-    ew(&t, 0, TERN_ENG_WRITEBACK_LO, wb);
-    c_init(&c);
-    for (i = 0; i < npkt; i++) {
-        c_write_imm(&c, VA_BASE + i * 4, i + 1);
-    }
-    j = job_of(&t, &c, root, 77);
-    j.resume = rec;
-    submit(&t, 0, 0, &j);
-    WAIT_FOR(qtest_readl(t.qts, pa + 12) != 0);
-    preempt_and_wait(&t, 0);
-    read_record(&t, rec, &seqno, &offset, &progress, &acc, &elapsed);
-    done = offset / pkt_bytes;
-    g_assert_cmpuint(done, >=, 4);
-    g_assert_cmpuint(done, <, npkt);
-    ack(&t, 0, 0);
+    writes_run_preempted(&w, 77, 3);
+    g_assert_cmpuint(w.done, >=, 4);
 
     /* drop the first done - 1 packets: start at a boundary before OFFSET */
-    cut = (done - 1) * pkt_bytes;
-    qtest_memread(t.qts, rec, raw, sizeof(raw));
-    stl_le_p(raw + 8, offset - cut);
-    qtest_memwrite(t.qts, rec2, raw, sizeof(raw));
+    cut = (w.done - 1) * WRITES_PKT_BYTES;
+    rec2 = t_alloc(&w.t, PAGE);
+    qtest_memread(w.t.qts, w.rec, raw, sizeof(raw));
+    stl_le_p(raw + TERN_RESUME_OFF_OFFSET, w.offset - cut);
+    qtest_memwrite(w.t.qts, rec2, raw, sizeof(raw));
     for (i = 0; i < cut / 4; i++) {
-        qtest_writel(t.qts, j.buf + i * 4, 0xffffffff);
+        qtest_writel(w.t.qts, w.j.buf + i * 4, 0xffffffff);
     }
-    for (i = 0; i < done; i++) {
-        qtest_writel(t.qts, pa + i * 4, 0xdead);
-    }
-    j.buf += cut;
-    j.size -= cut;
-    j.resume = rec2;
-    j.flags = TERN_SLOT_FLAG_RESUME;
-    submit(&t, 0, 0, &j);
-    g_assert_cmpuint(wait_done(&t, 0, 0), ==, TERN_OUTCOME_COMPLETED);
-    g_assert_cmpuint(qtest_readl(t.qts, wb), ==, 77);
-    for (i = 0; i < npkt; i++) {
-        g_assert_cmpuint(qtest_readl(t.qts, pa + i * 4), ==,
-                         i < done ? 0xdead : i + 1);
-    }
-    c_free(&c);
-    tern_shutdown(&t);
+    writes_mark_done(&w);
+    w.j.buf += cut;
+    w.j.size -= cut;
+    w.j.resume = rec2;
+    w.j.flags = TERN_SLOT_FLAG_RESUME;
+    submit(&w.t, 0, 0, &w.j);
+    writes_check_resumed(&w, 0, 77);
 }
 
 static void test_preempt_inside_packet_and_resume(void)
