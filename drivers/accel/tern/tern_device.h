@@ -17,6 +17,7 @@
 #include <drm/drm_device.h>
 
 #include "tern_engine.h"
+#include "tern_bind.h"
 #include "tern_sched.h"
 #include "tern_regs.h"
 
@@ -79,6 +80,7 @@
  * @raw_nop: state of the debugfs raw_nop file (tern_debugfs.c)
  * @bo_bytes: size of the BOs created on the device and not yet freed
  *	(sysfs tern_memory_utilization)
+ * @bind: the queue of page-table updates (tern_bind.c)
  */
 struct tern_device {
 	struct drm_device drm;
@@ -120,6 +122,7 @@ struct tern_device {
 	struct mutex sched_params_lock; /* see above */
 	struct tern_raw_nop *raw_nop;
 	atomic64_t bo_bytes;
+	struct tern_bind_queue bind;
 };
 
 struct tern_raw_nop;

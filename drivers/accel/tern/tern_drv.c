@@ -364,6 +364,9 @@ static int tern_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = drmm_add_action_or_reset(drm, tern_scheds_release, NULL);
 	if (ret)
 		return ret;
+	ret = tern_bind_init(tdev);
+	if (ret)
+		return ret;
 
 	for (i = 0; i < tdev->engine_count; i++)
 		tern_sched_start(&tdev->sched[i]);

@@ -5,12 +5,15 @@
 
 #include <linux/bug.h>
 #include <linux/errno.h>
+#include <linux/list.h>
 #include <linux/math.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
 #include <asm/barrier.h>
+
+#include <drm/tern_accel.h>
 
 #include "tern_pt.h"
 #include "tern_regs.h"
@@ -29,8 +32,34 @@
  * a &struct tern_pt_ops allocator, so the same code runs in the driver
  * (coherent DMA memory) and in KUnit (a fake allocator that counts).  Next to
  * each table the CPU keeps a &struct tern_pt_node with the table's bus
- * address, the number of valid entries and, for non-leaf tables, the
- * pointers to the child nodes; the device never sees those.
+ * address, the number of valid entries and either the pointers to the child
+ * nodes (non-leaf) or the entries themselves (leaf): the CPU's view of the
+ * tree, which the device never sees.
+ *
+ * Updates.  The device may walk a table at any time while a job of the
+ * address space runs, so the owner (tern_vm) does not let the CPU write
+ * the entries of a table that is in use.  It opens an update
+ * (tern_pt_update_begin()), maps and unmaps, then closes it
+ * (tern_pt_update_end()), which writes a DMA buffer: one privileged
+ * PHYS_COPY per table whose entries changed, copying them from a staging
+ * array, and a TLB_INVALIDATE.  The device then makes the change, in order
+ * with the other buffers of the engine that runs it.  Inside an update:
+ *
+ * - the CPU's view changes at once, so a later map or unmap of the same
+ *   update, or of a later update recorded before this one ran, sees the
+ *   tree as the updates before it will leave it;
+ * - tables the update makes are written by the CPU directly (zeroed,
+ *   filled): nothing links them before the buffer runs;
+ * - tables that existed before it are only marked dirty, from their first
+ *   to their last changed entry;
+ * - a table unlinked by the update is no longer written at all, and its
+ *   memory goes to &tern_pt_ops.free_table, which must keep it until the
+ *   buffer ran, the TLBs were invalidated and no job can still use it.
+ *
+ * tern_pt_update_size() says, before the update, how much room its buffer
+ * may need, and tern_pt_reserve() allocates the tables a map will need, so
+ * that neither the map nor the buffer can fail once the update is open.
+ * Without an open update (KUnit, a tree no job uses) every write is direct.
  *
  * Rules kept by the code:
  *
@@ -40,37 +69,58 @@
  * - Mapping never replaces a valid entry (-EEXIST) and either maps every
  *   page or none: a failure half-way unmaps what was mapped and frees the
  *   tables made for it.
- * - Entries are written with WRITE_ONCE (a 64-bit entry is never seen
+ * - Direct writes use WRITE_ONCE (a 64-bit entry is never seen
  *   half-written), children are linked only after they are initialised,
  *   with dma_wmb() between the zeroing of a new table and the entry that
- *   links it (a job running in the address space may walk the table as soon
- *   as the link is visible).  The device TLB never caches invalid entries,
- *   so new mappings are usable at once.  Removing mappings needs a TLB
- *   invalidation, which is the owner's job (tern_vm), as is not reusing
- *   freed tables before that invalidation (see &tern_pt_ops.free_table).
+ *   links it.  The device TLB never caches invalid entries, so new
+ *   mappings are usable as soon as the update ran.  Removing mappings needs
+ *   the TLBs of every engine invalidated, which is the owner's job, as is
+ *   not reusing freed tables before that invalidation (see
+ *   &tern_pt_ops.free_table).
  * - The owner can learn how many tables a map would add before making it
  *   (tern_pt_tables_needed()), to keep the tree within a budget.
  *
- * The CPU bookkeeping (&struct tern_pt_node, 4 KiB and more for a non-leaf
- * table) is charged to the caller's memory cgroup, like the tables.
+ * The CPU bookkeeping (&struct tern_pt_node and a 4 KiB array per table)
+ * is charged to the caller's memory cgroup, like the tables.
  */
 
 #define TERN_VA_LIMIT		BIT_ULL(TERN_VA_BITS)
 #define TERN_PT_ROOT_LEVEL	(TERN_PT_LEVELS - 1)
 #define TERN_PT_LEAF_FLAGS	(TERN_PTE_WRITABLE | TERN_PTE_LOCAL)
+#define TERN_PT_TABLE_BYTES	(TERN_PT_ENTRIES * sizeof(u64))
 
 /**
  * struct tern_pt_node - CPU bookkeeping of one table
  * @table: CPU address of the table the device reads
  * @dev_addr: bus address of @table
  * @used: number of valid entries in @table
+ * @level: 0 for a leaf table, TERN_PT_ROOT_LEVEL for the root
+ * @dirty: the open update recorded entries of @table
+ * @dirty_first: first entry recorded
+ * @dirty_last: last entry recorded
+ * @gen: &tern_pt.gen of the update that made the table (or of the last one
+ *	before it): while that update is open the device cannot reach the
+ *	table, and it is written directly
+ * @link: in &tern_pt.spare while reserved, in &tern_pt.dirty while dirty
  * @children: for a non-leaf table, the node of each valid entry
+ * @entries: for a leaf table, each entry as the open update leaves it
+ * @slots: @children or @entries, a 4 KiB array either way
  */
 struct tern_pt_node {
 	__le64 *table;
 	u64 dev_addr;
 	unsigned int used;
-	struct tern_pt_node *children[];
+	u8 level;
+	bool dirty;
+	u16 dirty_first;
+	u16 dirty_last;
+	u64 gen;
+	struct list_head link;
+	union {
+		struct tern_pt_node **children;
+		u64 *entries;
+		void *slots;
+	};
 };
 
 static u64 tern_pt_span(unsigned int level)
@@ -78,49 +128,151 @@ static u64 tern_pt_span(unsigned int level)
 	return 1ull << TERN_PT_SHIFT(level);
 }
 
+static struct tern_pt_node *tern_pt_node_new(struct tern_pt *pt)
+{
+	struct tern_pt_node *node;
+
+	node = kzalloc(sizeof(*node), GFP_KERNEL_ACCOUNT);
+	if (!node)
+		return NULL;
+	/* the same size whatever the level: pointers and entries are 64-bit */
+	node->slots = kzalloc(TERN_PT_TABLE_BYTES, GFP_KERNEL_ACCOUNT);
+	if (!node->slots)
+		goto err_free;
+	node->table = pt->ops->alloc_table(pt->priv, &node->dev_addr);
+	if (!node->table)
+		goto err_free_slots;
+	if (WARN_ON(node->dev_addr & ~TERN_PTE_ADDR_MASK)) {
+		pt->ops->free_table(pt->priv, node->table, node->dev_addr);
+		goto err_free_slots;
+	}
+	/* nothing links the table yet: the CPU may write it */
+	memset(node->table, 0, TERN_PT_TABLE_BYTES);
+	INIT_LIST_HEAD(&node->link);
+	return node;
+
+err_free_slots:
+	kfree(node->slots);
+err_free:
+	kfree(node);
+	return NULL;
+}
+
+static void tern_pt_node_delete(struct tern_pt *pt, struct tern_pt_node *node)
+{
+	pt->ops->free_table(pt->priv, node->table, node->dev_addr);
+	kfree(node->slots);
+	kfree(node);
+}
+
+/* A table for the tree, reserved or new; private to the open update. */
 static struct tern_pt_node *tern_pt_node_alloc(struct tern_pt *pt,
 					       unsigned int level)
 {
 	struct tern_pt_node *node;
 
-	if (level)
-		node = kzalloc(struct_size(node, children, TERN_PT_ENTRIES),
-			       GFP_KERNEL_ACCOUNT);
-	else
-		node = kzalloc(sizeof(*node), GFP_KERNEL_ACCOUNT);
-	if (!node)
-		return NULL;
-
-	node->table = pt->ops->alloc_table(pt->priv, &node->dev_addr);
-	if (!node->table) {
-		kfree(node);
-		return NULL;
+	node = list_first_entry_or_null(&pt->spare, struct tern_pt_node, link);
+	if (node) {
+		list_del_init(&node->link);
+		pt->nr_spare--;
+	} else {
+		node = tern_pt_node_new(pt);
+		if (!node)
+			return NULL;
 	}
-	if (WARN_ON(node->dev_addr & ~TERN_PTE_ADDR_MASK)) {
-		pt->ops->free_table(pt->priv, node->table, node->dev_addr);
-		kfree(node);
-		return NULL;
-	}
-	memset(node->table, 0, TERN_PT_ENTRIES * sizeof(*node->table));
+	node->level = level;
+	node->gen = pt->gen;
 	pt->nr_tables++;
 	return node;
 }
 
+/* @node left the tree; the device may still walk it (see tern_pt_ops). */
 static void tern_pt_node_free(struct tern_pt *pt, struct tern_pt_node *node)
 {
-	pt->ops->free_table(pt->priv, node->table, node->dev_addr);
+	if (node->dirty) {
+		/* its recorded entries do not matter any more */
+		list_del(&node->link);
+		pt->nr_dirty--;
+	}
 	pt->nr_tables--;
-	kfree(node);
+	tern_pt_node_delete(pt, node);
 }
 
-static void tern_pt_set(struct tern_pt_node *node, unsigned int idx, u64 entry)
+/*
+ * Whether @node is written directly: outside of an update (the owner then
+ * knows no job runs), or a table the open update made, which nothing the
+ * device can see links yet.  Otherwise the entry is recorded, and written
+ * by the device when the update's DMA buffer runs.
+ */
+static bool tern_pt_direct(struct tern_pt *pt, struct tern_pt_node *node)
 {
-	WRITE_ONCE(node->table[idx], cpu_to_le64(entry));
+	return !pt->recording || node->gen == pt->gen;
 }
 
-static u64 tern_pt_get(struct tern_pt_node *node, unsigned int idx)
+static void tern_pt_write(struct tern_pt *pt, struct tern_pt_node *node,
+			  unsigned int idx, u64 entry)
 {
-	return le64_to_cpu(READ_ONCE(node->table[idx]));
+	if (tern_pt_direct(pt, node)) {
+		WRITE_ONCE(node->table[idx], cpu_to_le64(entry));
+		return;
+	}
+	if (!node->dirty) {
+		node->dirty = true;
+		node->dirty_first = idx;
+		node->dirty_last = idx;
+		list_add_tail(&node->link, &pt->dirty);
+		pt->nr_dirty++;
+		return;
+	}
+	node->dirty_first = min_t(u16, node->dirty_first, idx);
+	node->dirty_last = max_t(u16, node->dirty_last, idx);
+}
+
+/* An entry as the open update leaves it. */
+static u64 tern_pt_value(struct tern_pt_node *node, unsigned int idx)
+{
+	struct tern_pt_node *child;
+
+	if (!node->level)
+		return node->entries[idx];
+	child = node->children[idx];
+	return child ? child->dev_addr | TERN_PTE_VALID : 0;
+}
+
+static void tern_pt_set(struct tern_pt *pt, struct tern_pt_node *leaf,
+			unsigned int idx, u64 entry)
+{
+	leaf->entries[idx] = entry;
+	tern_pt_write(pt, leaf, idx, entry);
+}
+
+static u64 tern_pt_get(struct tern_pt_node *leaf, unsigned int idx)
+{
+	return leaf->entries[idx];
+}
+
+static void tern_pt_link(struct tern_pt *pt, struct tern_pt_node *node,
+			 unsigned int idx, struct tern_pt_node *child)
+{
+	node->children[idx] = child;
+	node->used++;
+	/*
+	 * The device may walk the new table as soon as it sees the link: the
+	 * zeroes and entries the CPU wrote into it must reach memory first.
+	 * dma_wmb() orders CPU writes to coherent DMA memory as the device
+	 * observes them; a recorded link is written by the device itself,
+	 * after the doorbell.
+	 */
+	dma_wmb();
+	tern_pt_write(pt, node, idx, child->dev_addr | TERN_PTE_VALID);
+}
+
+static void tern_pt_unlink(struct tern_pt *pt, struct tern_pt_node *node,
+			   unsigned int idx)
+{
+	tern_pt_write(pt, node, idx, 0);
+	node->children[idx] = NULL;
+	node->used--;
 }
 
 /**
@@ -136,6 +288,12 @@ int tern_pt_init(struct tern_pt *pt, const struct tern_pt_ops *ops, void *priv)
 	pt->ops = ops;
 	pt->priv = priv;
 	pt->nr_tables = 0;
+	pt->recording = false;
+	pt->gen = 0;
+	INIT_LIST_HEAD(&pt->dirty);
+	pt->nr_dirty = 0;
+	INIT_LIST_HEAD(&pt->spare);
+	pt->nr_spare = 0;
 	pt->root = tern_pt_node_alloc(pt, TERN_PT_ROOT_LEVEL);
 	return pt->root ? 0 : -ENOMEM;
 }
@@ -159,11 +317,13 @@ static void tern_pt_free_level(struct tern_pt *pt, struct tern_pt_node *node,
  */
 void tern_pt_fini(struct tern_pt *pt)
 {
+	tern_pt_unreserve(pt);
 	if (!pt->root)
 		return;
 	tern_pt_free_level(pt, pt->root, TERN_PT_ROOT_LEVEL);
 	pt->root = NULL;
-	WARN_ON(pt->nr_tables);
+	pt->recording = false;
+	WARN_ON(pt->nr_tables || pt->nr_dirty);
 }
 
 /**
@@ -180,7 +340,9 @@ u64 tern_pt_root(struct tern_pt *pt)
 /*
  * Clear the valid entries of [start, end) under @node, a table of @level
  * covering them, and free the tables left empty (even ones that were empty
- * before, as an interrupted map may leave them).
+ * before, as an interrupted map may leave them).  A table whose whole span
+ * goes is unlinked without clearing its entries one by one: the device
+ * cannot reach them once the link is gone.
  */
 static void tern_pt_unmap_level(struct tern_pt *pt, struct tern_pt_node *node,
 				unsigned int level, u64 start, u64 end)
@@ -194,17 +356,17 @@ static void tern_pt_unmap_level(struct tern_pt *pt, struct tern_pt_node *node,
 
 		if (!level) {
 			if (tern_pt_get(node, idx) & TERN_PTE_VALID) {
-				tern_pt_set(node, idx, 0);
+				tern_pt_set(pt, node, idx, 0);
 				node->used--;
 			}
 		} else if (node->children[idx]) {
 			child = node->children[idx];
-			tern_pt_unmap_level(pt, child, level - 1, start, next);
-			if (!child->used) {
-				tern_pt_set(node, idx, 0);
-				node->children[idx] = NULL;
-				node->used--;
-				tern_pt_node_free(pt, child);
+			if (next - start < span)
+				tern_pt_unmap_level(pt, child, level - 1, start,
+						    next);
+			if (next - start == span || !child->used) {
+				tern_pt_unlink(pt, node, idx);
+				tern_pt_free_level(pt, child, level - 1);
 			}
 		}
 		start = next;
@@ -230,17 +392,7 @@ static struct tern_pt_node *tern_pt_leaf(struct tern_pt *pt, u64 va)
 			child = tern_pt_node_alloc(pt, level - 1);
 			if (!child)
 				return NULL;
-			node->children[idx] = child;
-			node->used++;
-			/*
-			 * The device may walk the new table as soon as it
-			 * sees the link: the zeroes written by
-			 * tern_pt_node_alloc() must reach memory first.
-			 * dma_wmb() orders CPU writes to coherent DMA memory
-			 * as the device observes them.
-			 */
-			dma_wmb();
-			tern_pt_set(node, idx, child->dev_addr | TERN_PTE_VALID);
+			tern_pt_link(pt, node, idx, child);
 		}
 		node = child;
 	}
@@ -295,7 +447,7 @@ int tern_pt_map(struct tern_pt *pt, u64 va, const u64 *page_addrs, u64 npages,
 			ret = -EEXIST;
 			goto err_unmap;
 		}
-		tern_pt_set(leaf, idx, page_addrs[i] | pte_flags | TERN_PTE_VALID);
+		tern_pt_set(pt, leaf, idx, page_addrs[i] | pte_flags | TERN_PTE_VALID);
 		leaf->used++;
 	}
 	return 0;
@@ -409,4 +561,185 @@ int tern_pt_lookup(struct tern_pt *pt, u64 va, u64 *pte)
 		return -ENOENT;
 	*pte = entry;
 	return 0;
+}
+
+/**
+ * tern_pt_reserve() - allocate tables ahead of a map
+ * @pt: the tree
+ * @count: tables to have in reserve (tern_pt_tables_needed())
+ *
+ * Tables a map needs are taken from the reserve first, so that a map made
+ * with enough in reserve allocates nothing and cannot fail half-way.  What
+ * is left is released by tern_pt_unreserve().
+ *
+ * Context: process context; may sleep.
+ * Return: 0, or -ENOMEM (the tables allocated stay in reserve).
+ */
+int tern_pt_reserve(struct tern_pt *pt, u64 count)
+{
+	struct tern_pt_node *node;
+
+	while (pt->nr_spare < count) {
+		node = tern_pt_node_new(pt);
+		if (!node)
+			return -ENOMEM;
+		list_add(&node->link, &pt->spare);
+		pt->nr_spare++;
+	}
+	return 0;
+}
+
+/**
+ * tern_pt_unreserve() - release the tables still in reserve
+ * @pt: the tree
+ *
+ * They never were in the tree; they go through &tern_pt_ops.free_table.
+ */
+void tern_pt_unreserve(struct tern_pt *pt)
+{
+	struct tern_pt_node *node, *next;
+
+	list_for_each_entry_safe(node, next, &pt->spare, link)
+		tern_pt_node_delete(pt, node);
+	INIT_LIST_HEAD(&pt->spare);
+	pt->nr_spare = 0;
+}
+
+/* Existing tables under @node (of @level) meeting [start, end), and their entries there. */
+static void tern_pt_size_level(struct tern_pt_node *node, unsigned int level,
+			       u64 start, u64 end, struct tern_pt_update_size *size)
+{
+	u64 span = tern_pt_span(level);
+
+	size->tables++;
+	size->entries += (round_up(end, span) - round_down(start, span)) / span;
+	if (!level)
+		return;
+	while (start < end) {
+		u64 next = min(round_down(start, span) + span, end);
+		struct tern_pt_node *child = node->children[TERN_PT_INDEX(start, level)];
+
+		/*
+		 * A table whose whole span is in the range is unlinked by an
+		 * unmap, and cannot exist under a map (it would hold a
+		 * mapping of the range): its own entries are never recorded.
+		 */
+		if (child && next - start < span)
+			tern_pt_size_level(child, level - 1, start, next, size);
+		start = next;
+	}
+}
+
+/**
+ * tern_pt_update_size() - room for the DMA buffer of an update of a range
+ * @pt: the tree, with no update open
+ * @va: first VA of the range the update will map or unmap, 4 KiB aligned
+ * @npages: pages in the range, not 0
+ * @size: filled in: at most what tern_pt_update_end() writes for an update
+ *	whose maps and unmaps stay inside the range, the maps onto pages
+ *	that hold no mapping
+ *
+ * Only tables that exist now can have entries recorded: the ones an update
+ * makes are written directly.  Takes time linear in the tables of the range.
+ */
+void tern_pt_update_size(struct tern_pt *pt, u64 va, u64 npages,
+			 struct tern_pt_update_size *size)
+{
+	memset(size, 0, sizeof(*size));
+	if (WARN_ON(!npages || va % TERN_PAGE_SIZE || va >= TERN_VA_LIMIT ||
+		    npages > (TERN_VA_LIMIT - va) >> TERN_PAGE_SHIFT))
+		return;
+	tern_pt_size_level(pt->root, TERN_PT_ROOT_LEVEL, va,
+			   va + (npages << TERN_PAGE_SHIFT), size);
+	size->cmd_bytes = size->tables * sizeof(struct tern_pkt_phys_copy) +
+			  sizeof(struct tern_pkt_tlb_invalidate);
+	size->staging_bytes = size->entries * sizeof(u64);
+}
+
+/**
+ * tern_pt_update_begin() - start recording the changes to the tree
+ * @pt: the tree, with no update open
+ *
+ * From now until tern_pt_update_end(), entries of tables the device may
+ * walk (every table that exists now) are not written: tern_pt_map() and
+ * tern_pt_unmap() change the CPU's view of the tree and record which
+ * entries differ from it.  Tables they make are written directly: nothing
+ * the device can see links them before the update runs.
+ */
+void tern_pt_update_begin(struct tern_pt *pt)
+{
+	WARN_ON(pt->recording || pt->nr_dirty);
+	pt->gen++;
+	pt->recording = true;
+}
+
+static void tern_pt_emit(u32 *cmd, const void *pkt, size_t bytes)
+{
+	memcpy(cmd, pkt, bytes);
+}
+
+/**
+ * tern_pt_update_end() - close an update and write its DMA buffer
+ * @pt: the tree, with an update open
+ * @cmd: where the packets go, tern_pt_update_size().cmd_bytes of room
+ * @staging: where the entries go, tern_pt_update_size().staging_bytes of
+ *	room, 8-byte aligned
+ * @staging_addr: bus address of @staging
+ * @invalidate: end the buffer with TLB_INVALIDATE (the update removed or
+ *	changed translations)
+ *
+ * For each table with recorded entries, one PHYS_COPY copies the entries
+ * from its first to its last recorded one, as the update leaves them, from
+ * @staging into the table.  Entries in between that the update did not
+ * change are copied with the value they already have, or will have once
+ * the updates before this one ran: updates of a tree run in the order they
+ * were recorded.  The buffer must run in a privileged slot.
+ *
+ * Return: the buffer's length in dwords, 0 if the device has nothing to
+ * do (nothing recorded and no @invalidate).
+ */
+u32 tern_pt_update_end(struct tern_pt *pt, u32 *cmd, void *staging,
+		       u64 staging_addr, bool invalidate)
+{
+	struct tern_pt_node *node, *next;
+	__le64 *vals = staging;
+	u32 dwords = 0;
+	u64 n = 0;
+
+	WARN_ON(!pt->recording);
+	list_for_each_entry_safe(node, next, &pt->dirty, link) {
+		unsigned int count = node->dirty_last - node->dirty_first + 1;
+		u64 src = staging_addr + n * sizeof(*vals);
+		u64 dst = node->dev_addr + node->dirty_first * sizeof(*vals);
+		struct tern_pkt_phys_copy pkt = {
+			.header = TERN_PKT_HEADER(TERN_OP_PHYS_COPY,
+						  TERN_PKT_DWORDS_PHYS_COPY),
+			.src_lo = lower_32_bits(src),
+			.src_hi = upper_32_bits(src),
+			.dst_lo = lower_32_bits(dst),
+			.dst_hi = upper_32_bits(dst),
+			.size = count * sizeof(*vals),
+		};
+		unsigned int i;
+
+		for (i = 0; i < count; i++)
+			vals[n++] = cpu_to_le64(tern_pt_value(node,
+							      node->dirty_first + i));
+		tern_pt_emit(cmd + dwords, &pkt, sizeof(pkt));
+		dwords += TERN_PKT_DWORDS_PHYS_COPY;
+		list_del_init(&node->link);
+		node->dirty = false;
+	}
+	pt->nr_dirty = 0;
+	if (invalidate) {
+		struct tern_pkt_tlb_invalidate pkt = {
+			.header = TERN_PKT_HEADER(TERN_OP_TLB_INVALIDATE,
+						  TERN_PKT_DWORDS_TLB_INVALIDATE),
+		};
+
+		tern_pt_emit(cmd + dwords, &pkt, sizeof(pkt));
+		dwords += TERN_PKT_DWORDS_TLB_INVALIDATE;
+	}
+	pt->recording = false;
+	return dwords;
 }

@@ -5,6 +5,7 @@
 #ifndef __TERN_PT_H__
 #define __TERN_PT_H__
 
+#include <linux/list.h>
 #include <linux/types.h>
 
 struct tern_pt_node;
@@ -31,6 +32,13 @@ struct tern_pt_ops {
  * @priv: argument of @ops
  * @root: the level-3 table
  * @nr_tables: number of tables in the tree, root included
+ * @recording: an update is open (tern_pt_update_begin()): entries of
+ *	tables the device may walk are not written but recorded
+ * @gen: number of the open update; tables made during it carry it
+ * @dirty: tables with recorded entries (&tern_pt_node.dirty_link)
+ * @nr_dirty: entries of @dirty
+ * @spare: tables reserved by tern_pt_reserve(), not in the tree
+ * @nr_spare: entries of @spare
  *
  * The tree itself is not locked: its owner serialises map, unmap and fini
  * (tern_vm does it with its own lock).  Lookups may run concurrently with
@@ -41,6 +49,26 @@ struct tern_pt {
 	void *priv;
 	struct tern_pt_node *root;
 	u64 nr_tables;
+	bool recording;
+	u32 gen;
+	struct list_head dirty;
+	unsigned int nr_dirty;
+	struct list_head spare;
+	unsigned int nr_spare;
+};
+
+/**
+ * struct tern_pt_update_size - room an update of a range may need
+ * @tables: tables whose entries it may record, at most
+ * @entries: entries it may record, at most
+ * @cmd_bytes: bytes of commands tern_pt_update_end() may write
+ * @staging_bytes: bytes of staged entries it may write
+ */
+struct tern_pt_update_size {
+	u64 tables;
+	u64 entries;
+	u64 cmd_bytes;
+	u64 staging_bytes;
 };
 
 int tern_pt_init(struct tern_pt *pt, const struct tern_pt_ops *ops, void *priv);
@@ -51,5 +79,13 @@ int tern_pt_map(struct tern_pt *pt, u64 va, const u64 *page_addrs, u64 npages,
 void tern_pt_unmap(struct tern_pt *pt, u64 va, u64 npages);
 u64 tern_pt_tables_needed(struct tern_pt *pt, u64 va, u64 npages);
 int tern_pt_lookup(struct tern_pt *pt, u64 va, u64 *pte);
+
+int tern_pt_reserve(struct tern_pt *pt, u64 count);
+void tern_pt_unreserve(struct tern_pt *pt);
+void tern_pt_update_size(struct tern_pt *pt, u64 va, u64 npages,
+			 struct tern_pt_update_size *size);
+void tern_pt_update_begin(struct tern_pt *pt);
+u32 tern_pt_update_end(struct tern_pt *pt, u32 *cmd, void *staging,
+		       u64 staging_addr, bool invalidate);
 
 #endif /* __TERN_PT_H__ */

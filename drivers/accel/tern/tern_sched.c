@@ -756,6 +756,10 @@ static void tern_sched_retire_fault(struct tern_sched *s,
 			     TERN_FAULT_OFFSET(fault.info));
 	tern_coredump_capture(s, job, "fault", &fault);
 	ctx->ops->faulted(ctx, job, &fault, run_ns);
+	if (ctx->kernel) {
+		tern_sched_signal(s, job, -EIO);
+		return;
+	}
 	if (!ctx->cancel_error)
 		ctx->cancel_error = -ECANCELED;
 	tern_sched_signal(s, job, -EIO);
@@ -1147,7 +1151,7 @@ static void tern_sched_recover(struct tern_sched *s)
 		 "engine %u: job %u of context tag %u made no progress, engine reset\n",
 		 eng->id, guilty->seqno, gctx->tag);
 	gctx->ops->hung(gctx, guilty);
-	if (!gctx->cancel_error)
+	if (!gctx->cancel_error && !gctx->kernel)
 		gctx->cancel_error = -ECANCELED;
 	/* never started; a resume record it has is intact */
 	if (innocent && !innocent->ctx->cancel_error)
@@ -1157,7 +1161,8 @@ static void tern_sched_recover(struct tern_sched *s)
 		innocent = NULL;
 	}
 	tern_sched_signal(s, guilty, -ETIMEDOUT);
-	tern_sched_drain(s, gctx);
+	if (!gctx->kernel)
+		tern_sched_drain(s, gctx);
 	if (held)
 		tern_sched_flush_cancelled(s, held);
 	tern_sched_requeue(s, NULL, innocent);

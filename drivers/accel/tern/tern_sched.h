@@ -68,6 +68,9 @@ struct tern_sched_ctx_ops {
  * @cancel_error: once non-zero, jobs of the context that did not start are
  *	cancelled with this error instead of run
  * @in_slots: jobs of the context in the engine's slots
+ * @kernel: the driver's own queue (tern_bind.c): a job of it that faults or
+ *	hangs fails alone, the context is not cancelled and its other jobs
+ *	still run
  *
  * Everything but @ops, @tag and @timeout_ns is protected by the scheduler's
  * lock.
@@ -81,6 +84,7 @@ struct tern_sched_ctx {
 	u64 timeout_ns;
 	int cancel_error;
 	unsigned int in_slots;
+	bool kernel;
 };
 
 /**

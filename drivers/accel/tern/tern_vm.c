@@ -24,6 +24,7 @@
 
 #include <drm/tern_accel.h>
 
+#include "tern_bind.h"
 #include "tern_device.h"
 #include "tern_drv.h"
 #include "tern_gem.h"
@@ -41,23 +42,38 @@
  * &struct tern_vm_mapping: a range of one BO, mapped read-write or
  * read-only.
  *
+ * Changes as DMA buffers: the CPU never writes an entry of a table the
+ * device may be walking.  Each change (a map, an unmap) is an update of
+ * the tree (tern_pt.c): the CPU's view of the tables changes at once,
+ * tables the change adds are zeroed and filled by the CPU before anything
+ * links them, and the entries of the tables that exist are recorded into a
+ * DMA buffer of privileged PHYS_COPY packets, which the copy engine runs
+ * as a job of the driver's queue of page-table updates (tern_bind.c).
+ * Everything a change can need (its tables, tern_pt_reserve(), and its
+ * buffer, tern_pt_update_size()) is allocated before the update opens, so
+ * a change either fails with nothing done or is recorded whole.  Changes
+ * of one address space run one at a time, in order, from their recording
+ * to the end of their run (&tern_vm.bind_lock).
+ *
  * Map (DRM_IOCTL_TERN_VM_BIND): the BO's pages are pinned and DMA-mapped
  * (tern_bo_pin()) before the VM lock is taken, then the VA range is
- * reserved in the drm_mm (an overlap is -EEXIST) and the page-table entries
- * are written.  The device TLB caches no invalid entry, so a new mapping
- * needs no invalidation and is visible to every job submitted afterwards.
- * The mapping holds a reference on the BO: closing the BO's handle does not
- * free memory the device can still reach.
+ * reserved in the drm_mm (an overlap is -EEXIST), the entries are recorded
+ * and the update runs.  The device TLB caches no invalid entry, so a new
+ * mapping needs no invalidation and is visible to every job submitted
+ * after the ioctl returned.  The mapping holds a reference on the BO:
+ * closing the BO's handle does not free memory the device can still reach.
  *
  * Unmap: the jobs of the file that are queued or running may still use the
  * range, so the unmap first waits for every fence in the VM's reservation
  * object (tern_vm_resv(): the submit path adds each job's finished fence to
  * it with %DMA_RESV_USAGE_BOOKKEEP, under the object's lock, before it
- * pushes the job).  That wait is interruptible and changes nothing.  Then,
- * under the VM lock, the range leaves the drm_mm, its page-table entries
- * are cleared, the TLBs of all engines are invalidated
- * (tern_device_tlb_invalidate()) and the tables that became empty are
- * taken off the tree (tern_vm_retire()); nothing is freed yet.
+ * pushes the job).  That wait is interruptible and changes nothing.  Then
+ * the range leaves the drm_mm, its entries are cleared (a table whose
+ * whole span goes is cut off by the one entry that links it) and the
+ * tables that became empty are taken off the tree (tern_vm_retire()); the
+ * update ends with a TLB_INVALIDATE of the copy engine, and once it ran
+ * the TLBs of all engines are invalidated (tern_device_tlb_invalidate()).
+ * Nothing is freed yet.
  *
  * Jobs submitted after the first wait may have translated through the old
  * entries before they were cleared, and a chunk already translated may
@@ -71,7 +87,15 @@
  * Only then are the tables freed, the pages unpinned and the BO references
  * dropped.  The copy is taken once, so a thread that keeps submitting
  * cannot hold the unmap up for longer than the jobs in it take.  A map that
- * fails half-way takes the same path for what it wrote.
+ * fails half-way (a BO whose pages are fewer than its size) takes the
+ * same path for what it wrote.
+ *
+ * An update the device fails to make (the copy engine lost, or the same
+ * update failing TERN_BIND_TRIES times) may leave the tables half-way:
+ * the address space then takes no other change (-EIO from VM_BIND) and
+ * keeps everything the failed change removed, which the device may still
+ * reach, until it is released (&tern_vm.limbo).  Jobs still run in it,
+ * with the tables as the device left them.
  *
  * Teardown: the VM is reference counted; the file holds one reference and
  * every job another, so the VM outlives the jobs that use it.  The last
@@ -97,8 +121,10 @@
  * space of TERN_REG_SINGLE_ROOT: there, only one VM may exist at a time, and
  * opening the device a second time fails with -EBUSY.
  *
- * Lock order: tern_vm_list_lock, then &tern_vm.lock (debugfs walks the
- * VMs of a device).  &tern_vm.lock is taken with no other tern lock held
+ * Lock order: &tern_vm.bind_lock, then tern_vm_list_lock, then
+ * &tern_vm.lock (debugfs walks the VMs of a device).  &tern_vm.bind_lock
+ * is held across the wait for an update's job, so it is never taken on the
+ * fence-signalling side, nor with a reservation object held.  &tern_vm.lock is taken with no other tern lock held
  * and nests no BO lock: pinning and unpinning happen outside of it.  The
  * VM's reservation object and &tern_vm.lock are never held together: the
  * submit path locks the reservation object (with those of the BOs), the
@@ -115,6 +141,16 @@ static DEFINE_IDA(tern_vm_ida);
 #define TERN_VA_END		BIT_ULL(TERN_VA_BITS)
 /* page addresses handed to tern_pt_map() at a time */
 #define TERN_VM_MAP_CHUNK	512
+
+/**
+ * struct tern_vm_garbage - what a removal gives back once no job can use it
+ * @tables: page tables unlinked from the tree (&tern_vm_table.link)
+ * @mappings: mappings removed from the drm_mm (&tern_vm_mapping.link)
+ */
+struct tern_vm_garbage {
+	struct list_head tables;
+	struct list_head mappings;
+};
 
 /**
  * struct tern_vm - one address space
@@ -136,6 +172,13 @@ static DEFINE_IDA(tern_vm_ida);
  * @bos: the BOs mapped, &struct tern_vm_bo by BO address
  * @pinned: bytes of the BOs in @bos, at most tern_vm_max_pinned()
  * @resv: fences of the jobs that use the VM
+ * @bind_lock: serialises the changes of the address space, from their
+ *	recording to the end of their run on the device; taken before @lock
+ * @unplugged: the device is gone and @pt with it (protected by @lock)
+ * @error: a change failed on the device: the device's tables may differ
+ *	from @pt, so no other change is made (protected by @bind_lock)
+ * @limbo: what the failed changes removed: the device may still reach it,
+ *	so it is kept until the VM is released (protected by @bind_lock)
  */
 struct tern_vm {
 	struct kref refcount;
@@ -155,6 +198,11 @@ struct tern_vm {
 	u64 pinned;
 
 	struct dma_resv resv;
+
+	struct mutex bind_lock; /* see above */
+	bool unplugged;
+	int error;
+	struct tern_vm_garbage limbo;
 };
 
 /**
@@ -198,16 +246,6 @@ struct tern_vm_mapping {
 	u64 bo_offset;
 	bool read_only;
 	struct list_head link;
-};
-
-/**
- * struct tern_vm_garbage - what a removal gives back once no job can use it
- * @tables: page tables unlinked from the tree (&tern_vm_table.link)
- * @mappings: mappings removed from the drm_mm (&tern_vm_mapping.link)
- */
-struct tern_vm_garbage {
-	struct list_head tables;
-	struct list_head mappings;
 };
 
 static void tern_vm_garbage_init(struct tern_vm_garbage *g)
@@ -332,16 +370,14 @@ static void tern_vm_free_tables(struct tern_vm *vm, struct list_head *tables)
 }
 
 /*
- * After page-table entries were cleared: invalidate the TLBs of every
- * engine, so that no translation the engines start from now on uses the
- * old entries, and move the tables unlinked since the last retire to
- * @g.  Nothing is freed: jobs may still be using what they translated
- * before (see tern_vm_reap()).
+ * After an update that unlinked tables was recorded: move the tables it
+ * unlinked to @g.  Nothing is freed: the update has yet to run, and then
+ * jobs may still be using what they translated before (see
+ * tern_vm_reap()).
  */
 static void tern_vm_retire(struct tern_vm *vm, struct tern_vm_garbage *g)
 {
 	lockdep_assert_held(&vm->lock);
-	tern_device_tlb_invalidate(vm->tdev);
 	list_splice_tail_init(&vm->dead_tables, &g->tables);
 }
 
@@ -443,6 +479,8 @@ int tern_vm_create(struct tern_device *tdev, struct tern_vm **out)
 	kref_init(&vm->refcount);
 	vm->tdev = tdev;
 	mutex_init(&vm->lock);
+	mutex_init(&vm->bind_lock);
+	tern_vm_garbage_init(&vm->limbo);
 	drm_mm_init(&vm->mm, DRM_TERN_VA_START, TERN_VA_END - DRM_TERN_VA_START);
 	xa_init(&vm->tables);
 	INIT_LIST_HEAD(&vm->dead_tables);
@@ -488,6 +526,7 @@ err_free:
 	dma_resv_fini(&vm->resv);
 	xa_destroy(&vm->tables);
 	drm_mm_takedown(&vm->mm);
+	mutex_destroy(&vm->bind_lock);
 	mutex_destroy(&vm->lock);
 	kfree(vm);
 	return ret;
@@ -521,7 +560,11 @@ static void tern_vm_release(struct kref *kref)
 	}
 	tern_pt_fini(&vm->pt);
 	tern_vm_retire(vm, &garbage);
+	list_splice_tail_init(&vm->limbo.tables, &garbage.tables);
+	list_splice_tail_init(&vm->limbo.mappings, &garbage.mappings);
 	mutex_unlock(&vm->lock);
+	/* the TLB is keyed by root, and a later VM may get this root table */
+	tern_device_tlb_invalidate(tdev);
 	/* No job is left to wait for: this only frees. */
 	tern_vm_reap(vm, &garbage);
 
@@ -530,6 +573,7 @@ static void tern_vm_release(struct kref *kref)
 	xa_destroy(&vm->tables);
 	drm_mm_takedown(&vm->mm);
 	dma_resv_fini(&vm->resv);
+	mutex_destroy(&vm->bind_lock);
 	mutex_destroy(&vm->lock);
 	ida_free(&tern_vm_ida, vm->id);
 	kfree(vm);
@@ -627,6 +671,7 @@ void tern_vm_unplug(struct tern_device *tdev)
 			continue;
 		tern_vm_garbage_init(&g);
 		mutex_lock(&vm->lock);
+		vm->unplugged = true;
 		tern_pt_fini(&vm->pt);
 		/* no TLB to invalidate: the device was reset */
 		list_splice_tail_init(&vm->dead_tables, &g.tables);
@@ -679,6 +724,7 @@ void tern_vm_debugfs_show(struct tern_device *tdev, struct drm_printer *p)
 {
 	struct tern_vm *vm;
 
+	tern_bind_debugfs_show(tdev, p);
 	mutex_lock(&tern_vm_list_lock);
 	list_for_each_entry(vm, &tern_vm_list, link)
 		if (vm->tdev == tdev)
@@ -686,24 +732,91 @@ void tern_vm_debugfs_show(struct tern_device *tdev, struct drm_printer *p)
 	mutex_unlock(&tern_vm_list_lock);
 }
 
+/**
+ * struct tern_vm_update - the DMA buffer of one change of an address space
+ * @cpu: its CPU address: the packets, then the staged entries
+ * @dma: its bus address
+ * @size: bytes allocated
+ * @staging: offset of the staged entries
+ * @root: the root of the tree it changes
+ * @dwords: length of the packets, 0 if the device has nothing to do
+ */
+struct tern_vm_update {
+	void *cpu;
+	dma_addr_t dma;
+	size_t size;
+	size_t staging;
+	u64 root;
+	u32 dwords;
+};
+
 /*
- * Write the PTEs of [va, va + range) for the BO pages from @bo_offset, in
- * chunks.  All or nothing: on failure what was written is cleared again;
- * a job may have used it meanwhile, so the caller retires and reaps it.
+ * Allocate the buffer of a change of [va, va + range) and open the update
+ * of the tree: from here on nothing can fail.
+ */
+static int tern_vm_update_begin(struct tern_vm *vm, u64 va, u64 range,
+				struct tern_vm_update *u)
+{
+	struct tern_pt_update_size size;
+
+	lockdep_assert_held(&vm->lock);
+	tern_pt_update_size(&vm->pt, va, range / TERN_PAGE_SIZE, &size);
+	u->staging = round_up(size.cmd_bytes, 64);
+	u->size = u->staging + size.staging_bytes;
+	u->cpu = dma_alloc_coherent(vm->tdev->drm.dev, u->size, &u->dma,
+				    GFP_KERNEL);
+	if (!u->cpu)
+		return -ENOMEM;
+	u->root = tern_pt_root(&vm->pt);
+	tern_pt_update_begin(&vm->pt);
+	return 0;
+}
+
+/* Close the update and write its buffer. */
+static void tern_vm_update_end(struct tern_vm *vm, struct tern_vm_update *u,
+			       bool invalidate)
+{
+	lockdep_assert_held(&vm->lock);
+	u->dwords = tern_pt_update_end(&vm->pt, u->cpu, u->cpu + u->staging,
+				       u->dma + u->staging, invalidate);
+}
+
+/*
+ * Run the update on the device and free its buffer; @vm->lock not held,
+ * so that the VM's other users do not wait for the device.  A failure
+ * leaves the device's tables somewhere between before and after: the VM
+ * takes no other change (@vm->error).
+ */
+static int tern_vm_update_run(struct tern_vm *vm, struct tern_vm_update *u)
+{
+	int ret = 0;
+
+	lockdep_assert_held(&vm->bind_lock);
+	lockdep_assert_not_held(&vm->lock);
+	if (u->dwords)
+		ret = tern_bind_run(vm->tdev, u->cpu, u->dma, u->dwords, u->root);
+	dma_free_coherent(vm->tdev->drm.dev, u->size, u->cpu, u->dma);
+	u->cpu = NULL;
+	if (ret)
+		vm->error = drm_dev_is_unplugged(&vm->tdev->drm) ? -ENODEV : -EIO;
+	return ret;
+}
+
+/*
+ * Record the PTEs of [va, va + range) for the BO pages from @bo_offset, in
+ * chunks of @addrs (TERN_VM_MAP_CHUNK entries), inside an open update
+ * whose tables are reserved: only a BO whose sg table is shorter than it
+ * (an exporter's bug) fails, and then what was recorded is unmapped again
+ * in the same update.
  */
 static int tern_vm_map_pages(struct tern_vm *vm, struct sg_table *sgt, u64 va,
-			     u64 bo_offset, u64 range, u64 pte_flags)
+			     u64 bo_offset, u64 range, u64 pte_flags, u64 *addrs)
 {
 	const unsigned int sub_per_page = PAGE_SIZE / TERN_PAGE_SIZE;
 	unsigned int sub = (bo_offset % PAGE_SIZE) / TERN_PAGE_SIZE;
 	u64 npages = range / TERN_PAGE_SIZE, done = 0, n = 0;
 	struct sg_dma_page_iter it;
-	u64 *addrs;
 	int ret = 0;
-
-	addrs = kmalloc_array(TERN_VM_MAP_CHUNK, sizeof(*addrs), GFP_KERNEL);
-	if (!addrs)
-		return -ENOMEM;
 
 	for_each_sgtable_dma_page(sgt, &it, bo_offset >> PAGE_SHIFT) {
 		dma_addr_t addr = sg_page_iter_dma_address(&it);
@@ -735,28 +848,30 @@ static int tern_vm_map_pages(struct tern_vm *vm, struct sg_table *sgt, u64 va,
 		ret = -EINVAL;
 		goto err_unmap;
 	}
-	kfree(addrs);
 	return 0;
 
 err_unmap:
+	/* tern_pt_map() itself fails only for a bug: tables are reserved */
+	WARN_ON(ret != -EINVAL);
 	tern_pt_unmap(&vm->pt, va, done);
-	kfree(addrs);
 	return ret;
 }
 
 static int tern_vm_map(struct tern_vm *vm, struct tern_bo *bo, u64 va,
 		       u64 bo_offset, u64 range, bool read_only)
 {
+	struct tern_vm_update update = {};
 	struct tern_vm_bo *vbo, *new_vbo;
 	struct tern_vm_garbage garbage;
 	struct tern_vm_mapping *m;
 	struct sg_table *sgt;
-	u64 needed;
-	int ret;
+	u64 needed, *addrs;
+	int ret, err;
 
 	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
 	new_vbo = kzalloc(sizeof(*new_vbo), GFP_KERNEL_ACCOUNT);
-	if (!m || !new_vbo) {
+	addrs = kmalloc_array(TERN_VM_MAP_CHUNK, sizeof(*addrs), GFP_KERNEL);
+	if (!m || !new_vbo || !addrs) {
 		ret = -ENOMEM;
 		goto err_free;
 	}
@@ -777,7 +892,17 @@ static int tern_vm_map(struct tern_vm *vm, struct tern_bo *bo, u64 va,
 		goto err_free;
 	}
 
+	ret = mutex_lock_interruptible(&vm->bind_lock);
+	if (ret)
+		goto err_unpin;
+	ret = vm->error;
+	if (ret)
+		goto err_unlock_bind;
 	mutex_lock(&vm->lock);
+	if (vm->unplugged) {
+		ret = -ENODEV;
+		goto err_unlock;
+	}
 	if (range > DRM_TERN_VM_MAX_MAPPED - vm->mapped ||
 	    vm->nr_mappings >= DRM_TERN_VM_MAX_MAPPINGS) {
 		ret = -ENOSPC;
@@ -797,24 +922,16 @@ static int tern_vm_map(struct tern_vm *vm, struct tern_bo *bo, u64 va,
 	needed = tern_pt_tables_needed(&vm->pt, va, range / TERN_PAGE_SIZE);
 	if (!tern_vm_pin_budget(vm, bo) ||
 	    needed > DRM_TERN_VM_MAX_TABLES - vm->nr_tables) {
-		drm_mm_remove_node(&m->node);
 		ret = -ENOSPC;
-		goto err_unlock;
+		goto err_remove;
 	}
-
-	ret = tern_vm_map_pages(vm, sgt, va, bo_offset, range,
-				read_only ? 0 : TERN_PTE_WRITABLE);
+	/* Everything the update needs, so that it cannot fail half-way. */
+	ret = tern_pt_reserve(&vm->pt, needed);
+	if (!ret)
+		ret = tern_vm_update_begin(vm, va, range, &update);
 	if (ret) {
-		/*
-		 * A job may have used what was mapped for a moment: take it
-		 * down like an unmap does before the BO is unpinned.
-		 */
-		drm_mm_remove_node(&m->node);
-		tern_vm_garbage_init(&garbage);
-		tern_vm_retire(vm, &garbage);
-		mutex_unlock(&vm->lock);
-		tern_vm_reap(vm, &garbage);
-		goto err_unpin;
+		tern_pt_unreserve(&vm->pt);
+		goto err_remove;
 	}
 
 	if (!vbo) {
@@ -831,15 +948,56 @@ static int tern_vm_map(struct tern_vm *vm, struct tern_bo *bo, u64 va,
 	m->bo_offset = bo_offset;
 	m->read_only = read_only;
 	vm->mapped += range;
-	mutex_unlock(&vm->lock);
-	kfree(new_vbo);
-	return 0;
 
+	ret = tern_vm_map_pages(vm, sgt, va, bo_offset, range,
+				read_only ? 0 : TERN_PTE_WRITABLE, addrs);
+	tern_vm_update_end(vm, &update, ret != 0);
+	tern_pt_unreserve(&vm->pt);
+	mutex_unlock(&vm->lock);
+
+	err = tern_vm_update_run(vm, &update);
+	if (ret || err) {
+		/*
+		 * The mapping keeps a BO reference of its own: the caller
+		 * drops the one it lent when this fails.
+		 */
+		drm_gem_object_get(&bo->base.base);
+	}
+	if (ret && !err) {
+		/*
+		 * The update mapped part of the range and unmapped it again,
+		 * and ran: take the mapping down like an unmap.  If the
+		 * update failed instead, the device may have made part of
+		 * it: the mapping then stays with the address space until it
+		 * is released.
+		 */
+		tern_vm_garbage_init(&garbage);
+		mutex_lock(&vm->lock);
+		vm->mapped -= range;
+		drm_mm_remove_node(&m->node);
+		list_add_tail(&m->link, &garbage.mappings);
+		tern_vm_retire(vm, &garbage);
+		mutex_unlock(&vm->lock);
+	}
+	mutex_unlock(&vm->bind_lock);
+	if (ret && !err) {
+		tern_device_tlb_invalidate(vm->tdev);
+		tern_vm_reap(vm, &garbage);
+	}
+	kfree(addrs);
+	kfree(new_vbo);
+	return ret ?: err;
+
+err_remove:
+	drm_mm_remove_node(&m->node);
 err_unlock:
 	mutex_unlock(&vm->lock);
+err_unlock_bind:
+	mutex_unlock(&vm->bind_lock);
 err_unpin:
 	tern_bo_unpin(bo);
 err_free:
+	kfree(addrs);
 	kfree(new_vbo);
 	kfree(m);
 	return ret;
@@ -847,6 +1005,7 @@ err_free:
 
 static int tern_vm_unmap(struct tern_vm *vm, u64 va, u64 range)
 {
+	struct tern_vm_update update = {};
 	struct tern_vm_garbage garbage;
 	struct tern_vm_mapping *m;
 	struct drm_mm_node *node;
@@ -860,7 +1019,17 @@ static int tern_vm_unmap(struct tern_vm *vm, u64 va, u64 range)
 		return timeout;
 
 	tern_vm_garbage_init(&garbage);
+	ret = mutex_lock_interruptible(&vm->bind_lock);
+	if (ret)
+		return ret;
+	ret = vm->error;
+	if (ret)
+		goto out_unlock_bind;
 	mutex_lock(&vm->lock);
+	if (vm->unplugged) {
+		ret = -ENODEV;
+		goto out_unlock;
+	}
 	drm_mm_for_each_node_in_range(node, &vm->mm, va, va + range) {
 		if (node->start < va || node->start + node->size > va + range) {
 			ret = -EINVAL;
@@ -873,21 +1042,40 @@ static int tern_vm_unmap(struct tern_vm *vm, u64 va, u64 range)
 		ret = -ENOENT;
 		goto out_unlock;
 	}
+	ret = tern_vm_update_begin(vm, va, range, &update);
+	if (ret)
+		goto out_unlock;
 
 	list_for_each_entry(m, &garbage.mappings, link) {
 		tern_pt_unmap(&vm->pt, m->node.start, m->node.size / TERN_PAGE_SIZE);
 		vm->mapped -= m->node.size;
 		drm_mm_remove_node(&m->node);
 	}
+	tern_vm_update_end(vm, &update, true);
 	tern_vm_retire(vm, &garbage);
 	mutex_unlock(&vm->lock);
 
+	ret = tern_vm_update_run(vm, &update);
+	if (ret && !drm_dev_is_unplugged(&vm->tdev->drm)) {
+		/* the device may still reach all of it */
+		list_splice_tail_init(&garbage.tables, &vm->limbo.tables);
+		list_splice_tail_init(&garbage.mappings, &vm->limbo.mappings);
+		mutex_unlock(&vm->bind_lock);
+		return ret;
+	}
+	mutex_unlock(&vm->bind_lock);
+	/* the update flushed the copy engine's TLB; now every engine's */
+	tern_device_tlb_invalidate(vm->tdev);
+
 	/* Jobs submitted since the wait may still reach the range. */
 	tern_vm_reap(vm, &garbage);
-	return 0;
+	return ret;
 
 out_unlock:
+	INIT_LIST_HEAD(&garbage.mappings);
 	mutex_unlock(&vm->lock);
+out_unlock_bind:
+	mutex_unlock(&vm->bind_lock);
 	return ret;
 }
 

@@ -28,6 +28,9 @@
  * @next_dev: next fake bus address
  * @cpu: CPU address of each live table, indexed like @dev
  * @dev: bus address of each live table, 0 if the entry is unused
+ * @defer: free_table only marks the table dead; tern_fake_reap() frees it
+ *	(as tern_vm does once the update ran)
+ * @dead: the table was given back, not yet freed
  */
 struct tern_fake_alloc {
 	struct kunit *test;
@@ -38,6 +41,8 @@ struct tern_fake_alloc {
 	u64 next_dev;
 	void *cpu[FAKE_TABLES];
 	u64 dev[FAKE_TABLES];
+	bool defer;
+	bool dead[FAKE_TABLES];
 };
 
 static void *tern_fake_alloc_table(void *priv, u64 *dev_addr)
@@ -73,6 +78,11 @@ static void tern_fake_free_table(void *priv, void *table, u64 dev_addr)
 	for (i = 0; i < FAKE_TABLES; i++) {
 		if (fa->dev[i] == dev_addr) {
 			KUNIT_EXPECT_PTR_EQ(fa->test, fa->cpu[i], table);
+			KUNIT_EXPECT_FALSE(fa->test, fa->dead[i]);
+			if (fa->defer) {
+				fa->dead[i] = true;
+				return;
+			}
 			fa->dev[i] = 0;
 			fa->cpu[i] = NULL;
 			fa->frees++;
@@ -87,6 +97,24 @@ static const struct tern_pt_ops tern_fake_ops = {
 	.alloc_table = tern_fake_alloc_table,
 	.free_table = tern_fake_free_table,
 };
+
+/* Free the tables given back while @defer was set. */
+static unsigned int tern_fake_reap(struct tern_fake_alloc *fa)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < FAKE_TABLES; i++) {
+		if (!fa->dead[i])
+			continue;
+		kfree(fa->cpu[i]);
+		fa->cpu[i] = NULL;
+		fa->dev[i] = 0;
+		fa->dead[i] = false;
+		fa->frees++;
+		n++;
+	}
+	return n;
+}
 
 static unsigned int tern_fake_live(struct tern_fake_alloc *fa)
 {
@@ -153,6 +181,7 @@ static void tern_pt_test_exit(struct kunit *test)
 	struct tern_pt_fixture *f = test->priv;
 
 	tern_pt_fini(&f->pt);
+	tern_fake_reap(&f->fa);
 	KUNIT_EXPECT_EQ(test, tern_fake_live(&f->fa), 0);
 	KUNIT_EXPECT_EQ(test, f->pt.nr_tables, 0);
 }
@@ -643,6 +672,258 @@ static void tern_pt_tables_needed_ranges(struct kunit *test)
 	tern_pt_unmap(&f->pt, gib + 2 * PAGE4K, 1);
 }
 
+
+#define FAKE_STAGING_DEV	0x0000567800000000ull
+
+/**
+ * struct tern_fake_buf - an update's DMA buffer as the test allocates it
+ * @size: what tern_pt_update_size() asked for
+ * @cmd: room for the packets
+ * @staging: room for the entries, at FAKE_STAGING_DEV for the "device"
+ * @dwords: what tern_pt_update_end() wrote
+ */
+struct tern_fake_buf {
+	struct tern_pt_update_size size;
+	u32 *cmd;
+	void *staging;
+	u32 dwords;
+};
+
+static void tern_fake_buf_alloc(struct kunit *test, struct tern_pt *pt, u64 va,
+				u64 npages, struct tern_fake_buf *b)
+{
+	tern_pt_update_size(pt, va, npages, &b->size);
+	KUNIT_ASSERT_GT(test, b->size.tables, 0);
+	b->cmd = kunit_kzalloc(test, b->size.cmd_bytes, GFP_KERNEL);
+	b->staging = kunit_kzalloc(test, b->size.staging_bytes, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b->cmd);
+	KUNIT_ASSERT_NOT_NULL(test, b->staging);
+}
+
+static void tern_fake_buf_end(struct kunit *test, struct tern_pt *pt,
+			      struct tern_fake_buf *b, bool invalidate)
+{
+	b->dwords = tern_pt_update_end(pt, b->cmd, b->staging, FAKE_STAGING_DEV,
+				       invalidate);
+	KUNIT_ASSERT_LE(test, (u64)b->dwords * 4, b->size.cmd_bytes);
+}
+
+/*
+ * Execute an update's buffer the way the device does, against the fake
+ * tables: every packet must be a PHYS_COPY from the staged entries into a
+ * live table, or a TLB_INVALIDATE.  Returns the TLB_INVALIDATEs seen.
+ */
+static unsigned int tern_fake_run(struct kunit *test, struct tern_fake_alloc *fa,
+				  const struct tern_fake_buf *b)
+{
+	unsigned int off = 0, tlb = 0;
+
+	while (off < b->dwords) {
+		u32 op = b->cmd[off] & 0xff, len = b->cmd[off] >> 16;
+
+		KUNIT_ASSERT_LE(test, off + len, b->dwords);
+		if (op == TERN_OP_TLB_INVALIDATE) {
+			KUNIT_ASSERT_EQ(test, len, TERN_PKT_DWORDS_TLB_INVALIDATE);
+			tlb++;
+		} else {
+			const struct tern_pkt_phys_copy *p = (const void *)&b->cmd[off];
+			u64 src = (u64)p->src_hi << 32 | p->src_lo;
+			u64 dst = (u64)p->dst_hi << 32 | p->dst_lo;
+			unsigned int i;
+			__le64 *table;
+
+			KUNIT_ASSERT_EQ(test, op, TERN_OP_PHYS_COPY);
+			KUNIT_ASSERT_EQ(test, len, TERN_PKT_DWORDS_PHYS_COPY);
+			KUNIT_ASSERT_EQ(test, p->flags, 0);
+			KUNIT_ASSERT_TRUE(test, p->size && p->size % 8 == 0);
+			KUNIT_ASSERT_TRUE(test, src >= FAKE_STAGING_DEV &&
+					  src - FAKE_STAGING_DEV + p->size <=
+					  b->size.staging_bytes);
+			KUNIT_ASSERT_LE(test, dst % PAGE4K + p->size, PAGE4K);
+			table = tern_fake_table(fa, round_down(dst, PAGE4K));
+			KUNIT_ASSERT_NOT_NULL_MSG(test, table, "copy to %#llx", dst);
+			for (i = 0; i < FAKE_TABLES; i++)
+				if (fa->dev[i] == round_down(dst, PAGE4K))
+					KUNIT_ASSERT_FALSE_MSG(test, fa->dead[i],
+							       "copy into a freed table");
+			memcpy((u8 *)table + dst % PAGE4K,
+			       (u8 *)b->staging + (src - FAKE_STAGING_DEV), p->size);
+		}
+		off += len;
+	}
+	return tlb;
+}
+
+/*
+ * The smallest buffers: a map under an existing table records only the
+ * link of the new tables, a map into an existing leaf only its entries,
+ * and an unmap that empties a branch only the entry that cuts it off.
+ * The device sees nothing before the buffer runs.
+ */
+static void tern_pt_update_minimal(struct kunit *test)
+{
+	struct tern_pt_fixture *f = test->priv;
+	const u64 gib = 1ull << 30;
+	u64 *pages = tern_pages(test, 32, 0x40000000);
+	struct tern_fake_buf b = {};
+	const struct tern_pkt_phys_copy *p;
+	u64 pte, i;
+
+	f->fa.defer = true;
+	tern_fake_buf_alloc(test, &f->pt, gib, 16, &b);
+	/* only the root exists: one table, one entry */
+	KUNIT_EXPECT_EQ(test, b.size.tables, 1);
+	KUNIT_EXPECT_EQ(test, b.size.entries, 1);
+	KUNIT_ASSERT_EQ(test, tern_pt_reserve(&f->pt, 3), 0);
+	f->fa.fail_at = f->fa.calls + 1;
+	tern_pt_update_begin(&f->pt);
+	KUNIT_ASSERT_EQ(test, tern_pt_map(&f->pt, gib, pages, 16, 0), 0);
+	tern_fake_buf_end(test, &f->pt, &b, false);
+	f->fa.fail_at = 0;
+	KUNIT_ASSERT_EQ(test, b.dwords, TERN_PKT_DWORDS_PHYS_COPY);
+	p = (const void *)b.cmd;
+	KUNIT_EXPECT_EQ(test, p->size, 8);
+	KUNIT_EXPECT_EQ(test, (u64)p->dst_hi << 32 | p->dst_lo,
+			tern_pt_root(&f->pt) + TERN_PT_INDEX(gib, 3) * 8);
+	/* the CPU's view has it, the device not yet */
+	KUNIT_EXPECT_EQ(test, tern_pt_lookup(&f->pt, gib, &pte), 0);
+	KUNIT_EXPECT_EQ(test, tern_fake_walk(&f->fa, tern_pt_root(&f->pt), gib, &pte),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, tern_fake_run(test, &f->fa, &b), 0);
+	for (i = 0; i < 16; i++)
+		tern_expect_mapped(test, f, gib + i * PAGE4K, pages[i] | TERN_PTE_VALID);
+
+	memset(&b, 0, sizeof(b));
+	tern_fake_buf_alloc(test, &f->pt, gib + 16 * PAGE4K, 16, &b);
+	tern_pt_update_begin(&f->pt);
+	KUNIT_ASSERT_EQ(test, tern_pt_map(&f->pt, gib + 16 * PAGE4K, pages + 16,
+					  16, TERN_PTE_WRITABLE), 0);
+	tern_fake_buf_end(test, &f->pt, &b, false);
+	KUNIT_ASSERT_EQ(test, b.dwords, TERN_PKT_DWORDS_PHYS_COPY);
+	p = (const void *)b.cmd;
+	KUNIT_EXPECT_EQ(test, p->size, 16 * 8);
+	KUNIT_EXPECT_EQ(test, tern_fake_walk(&f->fa, tern_pt_root(&f->pt),
+					     gib + 16 * PAGE4K, &pte), -ENOENT);
+	tern_fake_run(test, &f->fa, &b);
+	for (i = 16; i < 32; i++)
+		tern_expect_mapped(test, f, gib + i * PAGE4K,
+				   pages[i] | TERN_PTE_WRITABLE | TERN_PTE_VALID);
+
+	memset(&b, 0, sizeof(b));
+	tern_fake_buf_alloc(test, &f->pt, gib, 32, &b);
+	tern_pt_update_begin(&f->pt);
+	tern_pt_unmap(&f->pt, gib, 32);
+	tern_fake_buf_end(test, &f->pt, &b, true);
+	KUNIT_EXPECT_EQ(test, f->pt.nr_tables, 1);
+	/* the three tables are given back, but not freed */
+	KUNIT_EXPECT_EQ(test, tern_fake_live(&f->fa), 4);
+	KUNIT_ASSERT_EQ(test, b.dwords, TERN_PKT_DWORDS_PHYS_COPY +
+			TERN_PKT_DWORDS_TLB_INVALIDATE);
+	p = (const void *)b.cmd;
+	KUNIT_EXPECT_EQ(test, p->size, 8);
+	/* until the buffer ran, the device still translates */
+	KUNIT_EXPECT_EQ(test, tern_fake_walk(&f->fa, tern_pt_root(&f->pt), gib, &pte), 0);
+	KUNIT_EXPECT_EQ(test, tern_fake_run(test, &f->fa, &b), 1);
+	for (i = 0; i < 32; i++)
+		tern_expect_unmapped(test, f, gib + i * PAGE4K);
+	KUNIT_EXPECT_EQ(test, tern_fake_reap(&f->fa), 3);
+}
+
+/*
+ * Random maps and unmaps over the model's pages, each in an update: before
+ * its buffer runs, the device translates every page as before it; after,
+ * as the model says, through exactly the tables the model needs; the
+ * buffer stays inside the room tern_pt_update_size() asked for, and a map
+ * takes every table from the reserve.
+ */
+static void tern_pt_update_random_model(struct kunit *test)
+{
+	struct tern_pt_fixture *f = test->priv;
+	u64 state = 0x5eed0f7e, pages[64], *model, *old;
+	unsigned int step, i, maps = 0, unmaps = 0, copies = 0;
+
+	model = kunit_kcalloc(test, MODEL_PAGES, sizeof(*model), GFP_KERNEL);
+	old = kunit_kcalloc(test, MODEL_PAGES, sizeof(*old), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, model);
+	KUNIT_ASSERT_NOT_NULL(test, old);
+	f->fa.defer = true;
+
+	for (step = 0; step < 300; step++) {
+		u32 r = tern_pt_rand(&state);
+		u32 first = tern_pt_rand(&state) % MODEL_PAGES;
+		u32 n = min_t(u32, r % 64 + 1, MODEL_PAGES - first);
+		u64 va = MODEL_BASE + (u64)first * PAGE4K;
+		u64 flags = r & 0x100 ? TERN_PTE_WRITABLE : 0;
+		struct tern_fake_buf b = {};
+		bool map = r % 2, busy = false;
+
+		memcpy(old, model, MODEL_PAGES * sizeof(*model));
+		for (i = 0; map && i < n; i++)
+			busy |= model[first + i] != 0;
+		if (!map || busy)
+			n = min_t(u32, r % 1024 + 1, MODEL_PAGES - first);
+		tern_fake_buf_alloc(test, &f->pt, va, n, &b);
+		if (map && !busy) {
+			KUNIT_ASSERT_EQ(test, tern_pt_reserve(&f->pt,
+					tern_pt_tables_needed(&f->pt, va, n)), 0);
+			/* nothing is allocated once the update is open */
+			f->fa.fail_at = f->fa.calls + 1;
+			tern_pt_update_begin(&f->pt);
+			for (i = 0; i < n; i++)
+				pages[i] = ((u64)tern_pt_rand(&state) << 12) &
+					   TERN_PTE_ADDR_MASK;
+			KUNIT_ASSERT_EQ_MSG(test, tern_pt_map(&f->pt, va, pages, n, flags),
+					    0, "step %u", step);
+			for (i = 0; i < n; i++)
+				model[first + i] = pages[i] | flags | TERN_PTE_VALID;
+			maps++;
+		} else {
+			tern_pt_update_begin(&f->pt);
+			tern_pt_unmap(&f->pt, va, n);
+			for (i = 0; i < n; i++)
+				model[first + i] = 0;
+			unmaps++;
+		}
+		tern_fake_buf_end(test, &f->pt, &b, !map || busy);
+		f->fa.fail_at = 0;
+		tern_pt_unreserve(&f->pt);
+		KUNIT_ASSERT_EQ_MSG(test, f->pt.nr_tables, tern_pt_model_tables(model),
+				    "step %u", step);
+
+		for (i = 0; i < MODEL_PAGES; i++) {
+			u64 walked = 0;
+			int wret = tern_fake_walk(&f->fa, tern_pt_root(&f->pt),
+						  MODEL_BASE + i * PAGE4K, &walked);
+
+			KUNIT_ASSERT_TRUE_MSG(test, old[i] ? !wret && walked == old[i] :
+					      wret == -ENOENT,
+					      "before: step %u page %u", step, i);
+		}
+		tern_fake_run(test, &f->fa, &b);
+		copies += b.dwords / TERN_PKT_DWORDS_PHYS_COPY;
+		for (i = 0; i < MODEL_PAGES; i++) {
+			u64 pte = 0, walked = 0;
+			int lret = tern_pt_lookup(&f->pt, MODEL_BASE + i * PAGE4K, &pte);
+			int wret = tern_fake_walk(&f->fa, tern_pt_root(&f->pt),
+						  MODEL_BASE + i * PAGE4K, &walked);
+
+			if (model[i])
+				KUNIT_ASSERT_TRUE_MSG(test, !lret && !wret && pte == model[i] &&
+						      walked == model[i],
+						      "after: step %u page %u", step, i);
+			else
+				KUNIT_ASSERT_TRUE_MSG(test, lret == -ENOENT && wret == -ENOENT,
+						      "after: step %u page %u", step, i);
+		}
+		tern_fake_reap(&f->fa);
+		KUNIT_ASSERT_EQ(test, tern_fake_live(&f->fa), f->pt.nr_tables);
+	}
+	KUNIT_EXPECT_GT(test, maps, 50);
+	KUNIT_EXPECT_GT(test, unmaps, 50);
+	/* every map copies at least the entry that links it */
+	KUNIT_EXPECT_GE(test, copies, maps);
+}
+
 static struct kunit_case tern_pt_cases[] = {
 	KUNIT_CASE(tern_pt_empty),
 	KUNIT_CASE(tern_pt_map_one),
@@ -658,6 +939,8 @@ static struct kunit_case tern_pt_cases[] = {
 	KUNIT_CASE(tern_pt_random_model),
 	KUNIT_CASE(tern_pt_tables_needed_stride),
 	KUNIT_CASE(tern_pt_tables_needed_ranges),
+	KUNIT_CASE(tern_pt_update_minimal),
+	KUNIT_CASE(tern_pt_update_random_model),
 	{}
 };
 

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * Copyright (c) 2026 The tern authors
+ */
+
+#include <linux/dma-fence.h>
+#include <linux/slab.h>
+
+#include <drm/drm_managed.h>
+#include <drm/drm_print.h>
+
+#include <drm/tern_accel.h>
+
+#include "tern_bind.h"
+#include "tern_device.h"
+
+/**
+ * DOC: page-table updates
+ *
+ * The CPU never writes an entry of a page table the device may be walking.
+ * A change to an address space is recorded by tern_pt into a DMA buffer of
+ * privileged PHYS_COPY packets (and a TLB_INVALIDATE) and run by the copy
+ * engine as a job of the driver's own queue, &struct tern_bind_queue: one
+ * per device, a context of the copy engine's scheduler at
+ * %DRM_TERN_PRIORITY_HIGH with the largest weight, so that under the
+ * ``fair`` policy an update preempts the copies of applications at once
+ * and waits behind no more than the preemption latency.  (``fifo`` and
+ * ``drmfair`` never preempt: there an update waits for the copy job that
+ * runs.)
+ *
+ * An update job is not preemptible (its slot has no resume record), short
+ * (a few PHYS_COPY packets of at most 4 KiB each) and idempotent: it
+ * writes the entries as the CPU's view of the tree says they are after it.
+ * So a reset of the copy engine for another job's hang runs it again from
+ * its start, and a job that fails on its own (an injected fault or hang:
+ * tern_pt writes only valid bus addresses) is run again, up to
+ * TERN_BIND_TRIES times, without stopping the queue for the other address
+ * spaces; &tern_sched_ctx.kernel tells the scheduler so.  Updates of one
+ * address space run one at a time in the order they were recorded
+ * (&tern_vm.bind_lock), so running one again never undoes a later one.
+ *
+ * tern_bind_run() pushes a job and waits for it: the callers hold no lock
+ * the fence-signalling side takes.  A buffer longer than the device's
+ * BUF_SIZE_MAX is run as several jobs, split between packets.
+ */
+
+/* runs of one update after failures of its own, the first included */
+#define TERN_BIND_TRIES		3
+/* an update job makes progress every chunk: this is far beyond it */
+#define TERN_BIND_TIMEOUT_MS	2000
+
+/**
+ * struct tern_bind_job - one run of (part of) an update
+ * @hw: the scheduler's view
+ * @fence: its hardware fence
+ */
+struct tern_bind_job {
+	struct tern_sched_job hw;
+	struct tern_hw_fence *fence;
+};
+
+static struct tern_bind_queue *to_bind_queue(struct tern_sched_ctx *sctx)
+{
+	return container_of(sctx, struct tern_bind_queue, sctx);
+}
+
+static void tern_bind_completed(struct tern_sched_ctx *sctx,
+				struct tern_sched_job *job, u64 run_ns)
+{
+	struct tern_bind_queue *bq = to_bind_queue(sctx);
+
+	bq->jobs++;
+	bq->busy_ns += run_ns;
+}
+
+static void tern_bind_faulted(struct tern_sched_ctx *sctx,
+			      struct tern_sched_job *job,
+			      const struct tern_fault_info *fault, u64 run_ns)
+{
+	to_bind_queue(sctx)->busy_ns += run_ns;
+}
+
+static void tern_bind_hung(struct tern_sched_ctx *sctx,
+			   struct tern_sched_job *job)
+{
+}
+
+static void tern_bind_reset(struct tern_sched_ctx *sctx,
+			    struct tern_sched_job *job)
+{
+}
+
+static void tern_bind_preempted(struct tern_sched_ctx *sctx,
+				struct tern_sched_job *job, u64 run_ns)
+{
+	/* its slot has no resume record */
+	WARN_ON_ONCE(1);
+}
+
+static void tern_bind_finished(struct tern_sched_ctx *sctx, u32 seqno,
+			       int error)
+{
+}
+
+static const struct tern_sched_ctx_ops tern_bind_sched_ops = {
+	.completed = tern_bind_completed,
+	.faulted = tern_bind_faulted,
+	.hung = tern_bind_hung,
+	.reset = tern_bind_reset,
+	.preempted = tern_bind_preempted,
+	.finished = tern_bind_finished,
+};
+
+static struct tern_sched *tern_bind_sched(struct tern_device *tdev)
+{
+	/* the copy engine follows the compute engines */
+	return &tdev->sched[tdev->compute_count];
+}
+
+static void tern_bind_fini(struct drm_device *drm, void *data)
+{
+	struct tern_bind_queue *bq = data;
+
+	/* every job was waited for by its caller: none is left */
+	tern_sched_ctx_fini(&bq->sctx);
+}
+
+/**
+ * tern_bind_init() - set up the queue of page-table updates
+ * @tdev: the device, its schedulers initialised
+ *
+ * Context: probe.
+ * Return: 0 or a negative errno.
+ */
+int tern_bind_init(struct tern_device *tdev)
+{
+	struct tern_bind_queue *bq = &tdev->bind;
+	int ret;
+
+	ret = drmm_mutex_init(&tdev->drm, &bq->lock);
+	if (ret)
+		return ret;
+	bq->fence_context = dma_fence_context_alloc(1);
+	bq->sctx.ops = &tern_bind_sched_ops;
+	bq->sctx.tag = atomic_inc_return(&tdev->next_ctx_tag);
+	bq->sctx.timeout_ns = (u64)TERN_BIND_TIMEOUT_MS * NSEC_PER_MSEC;
+	bq->sctx.kernel = true;
+	tern_sched_ctx_init(tern_bind_sched(tdev), &bq->sctx,
+			    DRM_TERN_PRIORITY_HIGH, DRM_TERN_WEIGHT_MAX);
+	return drmm_add_action_or_reset(&tdev->drm, tern_bind_fini, bq);
+}
+
+/* Run @bytes of commands at @cmd_dma once; the fence's error. */
+static int tern_bind_run_once(struct tern_device *tdev, const u32 *cmd,
+			      dma_addr_t cmd_dma, u32 bytes, u64 root)
+{
+	struct tern_sched *sched = tern_bind_sched(tdev);
+	struct tern_bind_queue *bq = &tdev->bind;
+	struct tern_bind_job *job;
+	struct dma_fence *fence;
+	int ret;
+
+	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	if (!job)
+		return -ENOMEM;
+	job->fence = kzalloc(sizeof(*job->fence), GFP_KERNEL);
+	if (!job->fence) {
+		kfree(job);
+		return -ENOMEM;
+	}
+	job->hw.ctx = &bq->sctx;
+	job->hw.cmd = cmd;
+	job->hw.own_size = bytes;
+	job->hw.batch_jobs = 1;
+	job->hw.desc.buf = cmd_dma;
+	job->hw.desc.buf_size = bytes;
+	job->hw.desc.root = root;
+	job->hw.desc.ctx_tag = bq->sctx.tag;
+	job->hw.desc.flags = TERN_SLOT_FLAG_PRIVILEGED;
+	/* no resume record: not preemptible */
+	INIT_LIST_HEAD(&job->hw.pjob.link);
+
+	/* a stopped scheduler (device gone, engine lost) fails it at once */
+	mutex_lock(&bq->lock);
+	job->hw.seqno = ++bq->next_seqno;
+	tern_sched_fence_init(sched, job->fence, bq->fence_context,
+			      job->hw.seqno);
+	fence = &job->fence->base;
+	job->hw.fence = fence;
+	tern_sched_push(sched, &job->hw);
+	mutex_unlock(&bq->lock);
+
+	/*
+	 * Not interruptible: the CPU's view of the tree already is what the
+	 * job makes of it.  The job is short and cannot wait for anything but
+	 * the preemption of the copy engine's running job, and a hang of the
+	 * engine ends in a reset within the watchdog's bound.
+	 */
+	dma_fence_wait(fence, false);
+	ret = fence->error;
+	dma_fence_put(fence);
+	/* signalled: the scheduler is done with the job */
+	kfree(job);
+	return ret;
+}
+
+/**
+ * tern_bind_run() - run a page-table update and wait for it
+ * @tdev: the device
+ * @cmd: CPU address of the update's buffer (tern_pt_update_end())
+ * @cmd_dma: its bus address
+ * @dwords: its length
+ * @root: a valid address-space root for the slot (the updated tree's)
+ *
+ * Context: process context, with no lock the scheduler or a fence
+ * callback takes; sleeps until the update ran.
+ * Return: 0 once the device made the update; -ENODEV if the device is
+ * gone; -EIO (or the error of the last run) if the update failed
+ * TERN_BIND_TRIES times or the copy engine was lost: the tables may then
+ * hold part of it; -ENOMEM.
+ */
+int tern_bind_run(struct tern_device *tdev, const u32 *cmd, dma_addr_t cmd_dma,
+		  u32 dwords, u64 root)
+{
+	/* the largest multiple of a PHYS_COPY packet that fits a buffer */
+	u32 piece = rounddown(tdev->buf_size_max / 4, TERN_PKT_DWORDS_PHYS_COPY);
+	unsigned long flags;
+	u32 done = 0;
+	int ret = 0;
+
+	while (done < dwords) {
+		u32 n = min(dwords - done, piece);
+		int tries;
+
+		/* a TLB_INVALIDATE left alone ends the last piece */
+		if (dwords - done - n == TERN_PKT_DWORDS_TLB_INVALIDATE)
+			n -= TERN_PKT_DWORDS_PHYS_COPY;
+		for (tries = 0; tries < TERN_BIND_TRIES; tries++) {
+			ret = tern_bind_run_once(tdev, cmd + done,
+						 cmd_dma + done * 4, n * 4, root);
+			if (ret != -EIO && ret != -ETIMEDOUT)
+				break;
+			spin_lock_irqsave(&tern_bind_sched(tdev)->lock, flags);
+			tdev->bind.retries++;
+			spin_unlock_irqrestore(&tern_bind_sched(tdev)->lock, flags);
+		}
+		if (ret)
+			break;
+		done += n;
+	}
+	if (ret && ret != -ENODEV) {
+		spin_lock_irqsave(&tern_bind_sched(tdev)->lock, flags);
+		tdev->bind.failures++;
+		spin_unlock_irqrestore(&tern_bind_sched(tdev)->lock, flags);
+		drm_err_ratelimited(&tdev->drm,
+				    "page-table update failed (%d)\n", ret);
+	}
+	return ret;
+}
+
+/**
+ * tern_bind_debugfs_show() - the queue of page-table updates, for debugfs
+ * @tdev: the device
+ * @p: where to print
+ */
+void tern_bind_debugfs_show(struct tern_device *tdev, struct drm_printer *p)
+{
+	struct tern_bind_queue *bq = &tdev->bind;
+	struct tern_sched *s = tern_bind_sched(tdev);
+	u64 jobs, retries, failures, busy_ns;
+	unsigned long flags;
+
+	spin_lock_irqsave(&s->lock, flags);
+	jobs = bq->jobs;
+	retries = bq->retries;
+	failures = bq->failures;
+	busy_ns = bq->busy_ns;
+	spin_unlock_irqrestore(&s->lock, flags);
+	drm_printf(p, "bind queue: engine %u ctx tag %u jobs %llu retries %llu failures %llu busy_ns %llu\n",
+		   s->eng->id, bq->sctx.tag, jobs, retries, failures, busy_ns);
+}

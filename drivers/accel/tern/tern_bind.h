@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/*
+ * Copyright (c) 2026 The tern authors
+ */
+#ifndef __TERN_BIND_H__
+#define __TERN_BIND_H__
+
+#include <linux/mutex.h>
+#include <linux/types.h>
+
+#include "tern_sched.h"
+
+struct drm_printer;
+struct tern_device;
+
+/**
+ * struct tern_bind_queue - the driver's queue of page-table updates
+ * @sctx: its context on the copy engine's scheduler
+ * @lock: makes seqno order and push order the same
+ * @fence_context: dma_fence context of its jobs
+ * @next_seqno: seqno of the last job pushed (protected by @lock)
+ * @jobs: jobs that completed
+ * @retries: jobs run again after a failure of their own
+ * @failures: updates given up
+ * @busy_ns: device time of the jobs
+ * The counters are protected by the scheduler's lock.
+ */
+struct tern_bind_queue {
+	struct tern_sched_ctx sctx;
+	struct mutex lock; /* see above */
+	u64 fence_context;
+	u32 next_seqno;
+	u64 jobs;
+	u64 retries;
+	u64 failures;
+	u64 busy_ns;
+};
+
+int tern_bind_init(struct tern_device *tdev);
+int tern_bind_run(struct tern_device *tdev, const u32 *cmd, dma_addr_t cmd_dma,
+		  u32 dwords, u64 root);
+void tern_bind_debugfs_show(struct tern_device *tdev, struct drm_printer *p);
+
+#endif /* __TERN_BIND_H__ */
