@@ -276,6 +276,7 @@ void tern_bind_debugfs_show(struct tern_device *tdev, struct drm_printer *p)
 	failures = bq->failures;
 	busy_ns = bq->busy_ns;
 	spin_unlock_irqrestore(&s->lock, flags);
-	drm_printf(p, "bind queue: engine %u ctx tag %u jobs %llu retries %llu failures %llu busy_ns %llu\n",
-		   s->eng->id, bq->sctx.tag, jobs, retries, failures, busy_ns);
+	drm_printf(p, "bind queue: engine %u ctx tag %u jobs %llu retries %llu",
+		   s->eng->id, bq->sctx.tag, jobs, retries);
+	drm_printf(p, " failures %llu busy_ns %llu\n", failures, busy_ns);
 }

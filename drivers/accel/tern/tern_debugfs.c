@@ -23,6 +23,7 @@
 #include "tern_context.h"
 #include "tern_debugfs.h"
 #include "tern_device.h"
+#include "tern_vm.h"
 
 /**
  * DOC: debugfs
@@ -94,6 +95,15 @@ static int tern_debugfs_contexts(struct seq_file *m, void *data)
 	return 0;
 }
 
+static int tern_debugfs_vms(struct seq_file *m, void *data)
+{
+	struct tern_device *tdev = entry_to_tdev(m);
+	struct drm_printer p = drm_seq_file_printer(m);
+
+	tern_vm_debugfs_show(tdev, &p);
+	return 0;
+}
+
 static int tern_debugfs_preempt_latency(struct seq_file *m, void *data)
 {
 	struct tern_device *tdev = m->private;
@@ -109,6 +119,7 @@ static const struct drm_debugfs_info tern_debugfs_list[] = {
 	{ "engines", tern_debugfs_engines, 0 },
 	{ "queues", tern_debugfs_queues, 0 },
 	{ "contexts", tern_debugfs_contexts, 0 },
+	{ "vms", tern_debugfs_vms, 0 },
 };
 
 /* Copy a short user write into @buf as a string. */

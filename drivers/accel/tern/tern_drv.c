@@ -44,8 +44,9 @@
  *   preempts (the engine's interrupt reaches it through a callback);
  * - tern_engine.c, tern_device.c: registers, interrupts, resets.
  *
- * Memory (buffer objects, address spaces, page tables) and the command
- * validator are in tern_gem.c, tern_vm.c, tern_pt.c and tern_validate.c.
+ * Memory (buffer objects, address spaces, page tables, the queue of
+ * page-table updates) and the command validator are in tern_gem.c,
+ * tern_vm.c, tern_pt.c, tern_bind.c and tern_validate.c.
  *
  * Lock order (outer first):
  *
@@ -55,6 +56,12 @@
  * - &tern_device.contexts_lock (debugfs list, placement of new contexts)
  * - &tern_device.sched_params_lock (debugfs writes of the scheduler's
  *   tunables), or the raw_nop lock of debugfs then &tern_device.reset_lock
+ *
+ * and, apart from those, for the changes of an address space:
+ *
+ * - &tern_vm.bind_lock (held across the wait for an update's run)
+ * - &tern_vm.lock (recording), or &tern_bind_queue.lock (numbering and
+ *   push of an update's job), never both
  *
  * and, with interrupts off:
  *

@@ -32,9 +32,8 @@
  * a &struct tern_pt_ops allocator, so the same code runs in the driver
  * (coherent DMA memory) and in KUnit (a fake allocator that counts).  Next to
  * each table the CPU keeps a &struct tern_pt_node with the table's bus
- * address, the number of valid entries and either the pointers to the child
- * nodes (non-leaf) or the entries themselves (leaf): the CPU's view of the
- * tree, which the device never sees.
+ * address, the number of valid entries and, for a non-leaf table, the
+ * pointers to the child nodes; the device never sees those.
  *
  * Updates.  The device may walk a table at any time while a job of the
  * address space runs, so the owner (tern_vm) does not let the CPU write
@@ -45,13 +44,14 @@
  * array, and a TLB_INVALIDATE.  The device then makes the change, in order
  * with the other buffers of the engine that runs it.  Inside an update:
  *
- * - the CPU's view changes at once, so a later map or unmap of the same
- *   update, or of a later update recorded before this one ran, sees the
- *   tree as the updates before it will leave it;
+ * - the CPU's view changes at once (child pointers; the changed leaf
+ *   entries are kept in the update's staging array), so a later map or
+ *   unmap of the same update sees the tree as the update leaves it;
  * - tables the update makes are written by the CPU directly (zeroed,
  *   filled): nothing links them before the buffer runs;
  * - tables that existed before it are only marked dirty, from their first
- *   to their last changed entry;
+ *   to their last changed entry; the entries they hold are read from the
+ *   table itself, so an update begins only once the one before it ran;
  * - a table unlinked by the update is no longer written at all, and its
  *   memory goes to &tern_pt_ops.free_table, which must keep it until the
  *   buffer ran, the TLBs were invalidated and no job can still use it.
@@ -80,8 +80,9 @@
  * - The owner can learn how many tables a map would add before making it
  *   (tern_pt_tables_needed()), to keep the tree within a budget.
  *
- * The CPU bookkeeping (&struct tern_pt_node and a 4 KiB array per table)
- * is charged to the caller's memory cgroup, like the tables.
+ * The CPU bookkeeping (&struct tern_pt_node, and 4 KiB of child pointers
+ * per non-leaf table) is charged to the caller's memory cgroup, like the
+ * tables.
  */
 
 #define TERN_VA_LIMIT		BIT_ULL(TERN_VA_BITS)
@@ -93,34 +94,40 @@
  * struct tern_pt_node - CPU bookkeeping of one table
  * @table: CPU address of the table the device reads
  * @dev_addr: bus address of @table
+ * @va: first VA the table translates
  * @used: number of valid entries in @table
  * @level: 0 for a leaf table, TERN_PT_ROOT_LEVEL for the root
  * @dirty: the open update recorded entries of @table
  * @dirty_first: first entry recorded
  * @dirty_last: last entry recorded
+ * @window_first: first entry of the table that the open update's range
+ *	covers, while @dirty
+ * @window_count: entries the range covers, while @dirty
+ * @window: where in the staging array of the open update those entries
+ *	are, as the update leaves them (leaf tables; non-leaf ones get theirs
+ *	from @children when the update ends)
  * @gen: &tern_pt.gen of the update that made the table (or of the last one
  *	before it): while that update is open the device cannot reach the
  *	table, and it is written directly
  * @link: in &tern_pt.spare while reserved, in &tern_pt.dirty while dirty
- * @children: for a non-leaf table, the node of each valid entry
- * @entries: for a leaf table, each entry as the open update leaves it
- * @slots: @children or @entries, a 4 KiB array either way
+ * @children: for a non-leaf table, the node of each valid entry (NULL for a
+ *	leaf)
  */
 struct tern_pt_node {
 	__le64 *table;
 	u64 dev_addr;
+	u64 va;
 	unsigned int used;
 	u8 level;
 	bool dirty;
 	u16 dirty_first;
 	u16 dirty_last;
+	u16 window_first;
+	u16 window_count;
+	u32 window;
 	u64 gen;
 	struct list_head link;
-	union {
-		struct tern_pt_node **children;
-		u64 *entries;
-		void *slots;
-	};
+	struct tern_pt_node **children;
 };
 
 static u64 tern_pt_span(unsigned int level)
@@ -128,31 +135,33 @@ static u64 tern_pt_span(unsigned int level)
 	return 1ull << TERN_PT_SHIFT(level);
 }
 
-static struct tern_pt_node *tern_pt_node_new(struct tern_pt *pt)
+static struct tern_pt_node *tern_pt_node_new(struct tern_pt *pt, bool children)
 {
 	struct tern_pt_node *node;
 
 	node = kzalloc(sizeof(*node), GFP_KERNEL_ACCOUNT);
 	if (!node)
 		return NULL;
-	/* the same size whatever the level: pointers and entries are 64-bit */
-	node->slots = kzalloc(TERN_PT_TABLE_BYTES, GFP_KERNEL_ACCOUNT);
-	if (!node->slots)
-		goto err_free;
+	if (children) {
+		node->children = kcalloc(TERN_PT_ENTRIES, sizeof(*node->children),
+					 GFP_KERNEL_ACCOUNT);
+		if (!node->children)
+			goto err_free;
+	}
 	node->table = pt->ops->alloc_table(pt->priv, &node->dev_addr);
 	if (!node->table)
-		goto err_free_slots;
+		goto err_free_children;
 	if (WARN_ON(node->dev_addr & ~TERN_PTE_ADDR_MASK)) {
 		pt->ops->free_table(pt->priv, node->table, node->dev_addr);
-		goto err_free_slots;
+		goto err_free_children;
 	}
 	/* nothing links the table yet: the CPU may write it */
 	memset(node->table, 0, TERN_PT_TABLE_BYTES);
 	INIT_LIST_HEAD(&node->link);
 	return node;
 
-err_free_slots:
-	kfree(node->slots);
+err_free_children:
+	kfree(node->children);
 err_free:
 	kfree(node);
 	return NULL;
@@ -161,13 +170,16 @@ err_free:
 static void tern_pt_node_delete(struct tern_pt *pt, struct tern_pt_node *node)
 {
 	pt->ops->free_table(pt->priv, node->table, node->dev_addr);
-	kfree(node->slots);
+	kfree(node->children);
 	kfree(node);
 }
 
-/* A table for the tree, reserved or new; private to the open update. */
+/*
+ * A table for the tree at @level, translating from @va: reserved or new,
+ * private to the open update.
+ */
 static struct tern_pt_node *tern_pt_node_alloc(struct tern_pt *pt,
-					       unsigned int level)
+					       unsigned int level, u64 va)
 {
 	struct tern_pt_node *node;
 
@@ -175,12 +187,18 @@ static struct tern_pt_node *tern_pt_node_alloc(struct tern_pt *pt,
 	if (node) {
 		list_del_init(&node->link);
 		pt->nr_spare--;
+		/* reserved tables come with child pointers: a leaf has none */
+		if (!level) {
+			kfree(node->children);
+			node->children = NULL;
+		}
 	} else {
-		node = tern_pt_node_new(pt);
+		node = tern_pt_node_new(pt, level);
 		if (!node)
 			return NULL;
 	}
 	node->level = level;
+	node->va = va;
 	node->gen = pt->gen;
 	pt->nr_tables++;
 	return node;
@@ -209,46 +227,88 @@ static bool tern_pt_direct(struct tern_pt *pt, struct tern_pt_node *node)
 	return !pt->recording || node->gen == pt->gen;
 }
 
+/*
+ * @node gets its first recorded entry: give it a window in the staging
+ * array for the entries the update's range covers, holding their values
+ * as the update starts from.  For a leaf those are in the table itself:
+ * every update before this one ran.
+ */
+static void tern_pt_make_dirty(struct tern_pt *pt, struct tern_pt_node *node)
+{
+	unsigned int shift = TERN_PT_SHIFT(node->level);
+	u64 start = max(pt->range_start, node->va);
+	u64 end = min(pt->range_end, node->va + tern_pt_span(node->level + 1));
+	unsigned int i;
+
+	node->dirty = true;
+	list_add_tail(&node->link, &pt->dirty);
+	pt->nr_dirty++;
+	node->window_first = (start - node->va) >> shift;
+	node->window_count = ((end - 1 - node->va) >> shift) - node->window_first + 1;
+	node->window = pt->staged;
+	/* tern_pt_update_size() counted these: a bug otherwise */
+	if (WARN_ON(pt->staged + node->window_count > pt->staging_room)) {
+		node->window_count = 0;
+		return;
+	}
+	pt->staged += node->window_count;
+	if (node->level)
+		return;
+	for (i = 0; i < node->window_count; i++)
+		pt->staging[node->window + i] =
+			READ_ONCE(node->table[node->window_first + i]);
+}
+
+/* Where the open update keeps entry @idx of dirty @node, or NULL. */
+static __le64 *tern_pt_window(struct tern_pt *pt, struct tern_pt_node *node,
+			      unsigned int idx)
+{
+	if (!node->dirty || idx < node->window_first ||
+	    idx >= node->window_first + node->window_count)
+		return NULL;
+	return &pt->staging[node->window + idx - node->window_first];
+}
+
 static void tern_pt_write(struct tern_pt *pt, struct tern_pt_node *node,
 			  unsigned int idx, u64 entry)
 {
+	__le64 *slot;
+
 	if (tern_pt_direct(pt, node)) {
 		WRITE_ONCE(node->table[idx], cpu_to_le64(entry));
 		return;
 	}
 	if (!node->dirty) {
-		node->dirty = true;
+		tern_pt_make_dirty(pt, node);
 		node->dirty_first = idx;
 		node->dirty_last = idx;
-		list_add_tail(&node->link, &pt->dirty);
-		pt->nr_dirty++;
-		return;
+	} else {
+		node->dirty_first = min_t(u16, node->dirty_first, idx);
+		node->dirty_last = max_t(u16, node->dirty_last, idx);
 	}
-	node->dirty_first = min_t(u16, node->dirty_first, idx);
-	node->dirty_last = max_t(u16, node->dirty_last, idx);
+	slot = tern_pt_window(pt, node, idx);
+	/* outside the update's range: a bug of the caller */
+	if (WARN_ON_ONCE(!slot))
+		return;
+	if (!node->level)
+		*slot = cpu_to_le64(entry);
 }
 
-/* An entry as the open update leaves it. */
-static u64 tern_pt_value(struct tern_pt_node *node, unsigned int idx)
+/* A non-leaf entry as the open update leaves it. */
+static u64 tern_pt_link_value(struct tern_pt_node *node, unsigned int idx)
 {
-	struct tern_pt_node *child;
+	struct tern_pt_node *child = node->children[idx];
 
-	if (!node->level)
-		return node->entries[idx];
-	child = node->children[idx];
 	return child ? child->dev_addr | TERN_PTE_VALID : 0;
 }
 
-static void tern_pt_set(struct tern_pt *pt, struct tern_pt_node *leaf,
-			unsigned int idx, u64 entry)
+/* A leaf entry as the open update leaves it, or as it is. */
+static u64 tern_pt_get(struct tern_pt *pt, struct tern_pt_node *leaf,
+		       unsigned int idx)
 {
-	leaf->entries[idx] = entry;
-	tern_pt_write(pt, leaf, idx, entry);
-}
+	__le64 *slot = tern_pt_window(pt, leaf, idx);
 
-static u64 tern_pt_get(struct tern_pt_node *leaf, unsigned int idx)
-{
-	return leaf->entries[idx];
+	return le64_to_cpu(slot ? *slot : READ_ONCE(leaf->table[idx]));
 }
 
 static void tern_pt_link(struct tern_pt *pt, struct tern_pt_node *node,
@@ -294,7 +354,7 @@ int tern_pt_init(struct tern_pt *pt, const struct tern_pt_ops *ops, void *priv)
 	pt->nr_dirty = 0;
 	INIT_LIST_HEAD(&pt->spare);
 	pt->nr_spare = 0;
-	pt->root = tern_pt_node_alloc(pt, TERN_PT_ROOT_LEVEL);
+	pt->root = tern_pt_node_alloc(pt, TERN_PT_ROOT_LEVEL, 0);
 	return pt->root ? 0 : -ENOMEM;
 }
 
@@ -355,8 +415,8 @@ static void tern_pt_unmap_level(struct tern_pt *pt, struct tern_pt_node *node,
 		struct tern_pt_node *child;
 
 		if (!level) {
-			if (tern_pt_get(node, idx) & TERN_PTE_VALID) {
-				tern_pt_set(pt, node, idx, 0);
+			if (tern_pt_get(pt, node, idx) & TERN_PTE_VALID) {
+				tern_pt_write(pt, node, idx, 0);
 				node->used--;
 			}
 		} else if (node->children[idx]) {
@@ -389,7 +449,8 @@ static struct tern_pt_node *tern_pt_leaf(struct tern_pt *pt, u64 va)
 		struct tern_pt_node *child = node->children[idx];
 
 		if (!child) {
-			child = tern_pt_node_alloc(pt, level - 1);
+			child = tern_pt_node_alloc(pt, level - 1,
+						   round_down(va, tern_pt_span(level)));
 			if (!child)
 				return NULL;
 			tern_pt_link(pt, node, idx, child);
@@ -443,11 +504,11 @@ int tern_pt_map(struct tern_pt *pt, u64 va, const u64 *page_addrs, u64 npages,
 				return -ENOMEM;
 			}
 		}
-		if (tern_pt_get(leaf, idx) & TERN_PTE_VALID) {
+		if (tern_pt_get(pt, leaf, idx) & TERN_PTE_VALID) {
 			ret = -EEXIST;
 			goto err_unmap;
 		}
-		tern_pt_set(pt, leaf, idx, page_addrs[i] | pte_flags | TERN_PTE_VALID);
+		tern_pt_write(pt, leaf, idx, page_addrs[i] | pte_flags | TERN_PTE_VALID);
 		leaf->used++;
 	}
 	return 0;
@@ -556,7 +617,7 @@ int tern_pt_lookup(struct tern_pt *pt, u64 va, u64 *pte)
 		if (!node)
 			return -ENOENT;
 	}
-	entry = tern_pt_get(node, TERN_PT_INDEX(va, 0));
+	entry = tern_pt_get(pt, node, TERN_PT_INDEX(va, 0));
 	if (!(entry & TERN_PTE_VALID))
 		return -ENOENT;
 	*pte = entry;
@@ -580,7 +641,7 @@ int tern_pt_reserve(struct tern_pt *pt, u64 count)
 	struct tern_pt_node *node;
 
 	while (pt->nr_spare < count) {
-		node = tern_pt_node_new(pt);
+		node = tern_pt_node_new(pt, true);
 		if (!node)
 			return -ENOMEM;
 		list_add(&node->link, &pt->spare);
@@ -658,88 +719,111 @@ void tern_pt_update_size(struct tern_pt *pt, u64 va, u64 npages,
 
 /**
  * tern_pt_update_begin() - start recording the changes to the tree
- * @pt: the tree, with no update open
+ * @pt: the tree, with no update open, and every update before this one
+ *	run by the device (the tables hold what they say)
+ * @va: first VA of the range the update maps and unmaps in, 4 KiB aligned
+ * @npages: pages in the range, not 0
+ * @staging: where the changed entries go: tern_pt_update_size().
+ *	staging_bytes of room for the same range, 8-byte aligned (the buffer
+ *	the device copies them from)
+ * @staging_bytes: its size
  *
  * From now until tern_pt_update_end(), entries of tables the device may
  * walk (every table that exists now) are not written: tern_pt_map() and
- * tern_pt_unmap() change the CPU's view of the tree and record which
- * entries differ from it.  Tables they make are written directly: nothing
- * the device can see links them before the update runs.
+ * tern_pt_unmap() change the CPU's view of the tree and keep the entries
+ * they change in @staging.  Tables they make are written directly:
+ * nothing the device can see links them before the update runs.  Maps and
+ * unmaps of the update stay inside the range, and maps onto pages that
+ * hold no mapping.
  */
-void tern_pt_update_begin(struct tern_pt *pt)
+void tern_pt_update_begin(struct tern_pt *pt, u64 va, u64 npages,
+			  void *staging, u64 staging_bytes)
 {
 	WARN_ON(pt->recording || pt->nr_dirty);
 	pt->gen++;
 	pt->recording = true;
+	pt->range_start = va;
+	pt->range_end = va + (npages << TERN_PAGE_SHIFT);
+	pt->staging = staging;
+	pt->staging_room = staging_bytes / sizeof(u64);
+	pt->staged = 0;
 }
 
-static void tern_pt_emit(u32 *cmd, const void *pkt, size_t bytes)
+static u32 tern_pt_emit_copy(u32 *cmd, u64 src, u64 dst, u32 size)
 {
-	memcpy(cmd, pkt, bytes);
+	struct tern_pkt_phys_copy pkt = {
+		.header = TERN_PKT_HEADER(TERN_OP_PHYS_COPY,
+					  TERN_PKT_DWORDS_PHYS_COPY),
+		.src_lo = lower_32_bits(src),
+		.src_hi = upper_32_bits(src),
+		.dst_lo = lower_32_bits(dst),
+		.dst_hi = upper_32_bits(dst),
+		.size = size,
+	};
+
+	memcpy(cmd, &pkt, sizeof(pkt));
+	return TERN_PKT_DWORDS_PHYS_COPY;
+}
+
+static u32 tern_pt_emit_invalidate(u32 *cmd)
+{
+	struct tern_pkt_tlb_invalidate pkt = {
+		.header = TERN_PKT_HEADER(TERN_OP_TLB_INVALIDATE,
+					  TERN_PKT_DWORDS_TLB_INVALIDATE),
+	};
+
+	memcpy(cmd, &pkt, sizeof(pkt));
+	return TERN_PKT_DWORDS_TLB_INVALIDATE;
 }
 
 /**
  * tern_pt_update_end() - close an update and write its DMA buffer
  * @pt: the tree, with an update open
  * @cmd: where the packets go, tern_pt_update_size().cmd_bytes of room
- * @staging: where the entries go, tern_pt_update_size().staging_bytes of
- *	room, 8-byte aligned
- * @staging_addr: bus address of @staging
+ * @staging_addr: bus address of the update's staging array
  * @invalidate: end the buffer with TLB_INVALIDATE (the update removed or
  *	changed translations)
  *
  * For each table with recorded entries, one PHYS_COPY copies the entries
  * from its first to its last recorded one, as the update leaves them, from
- * @staging into the table.  Entries in between that the update did not
- * change are copied with the value they already have, or will have once
- * the updates before this one ran: updates of a tree run in the order they
- * were recorded.  The buffer must run in a privileged slot.
+ * the staging array into the table.  Entries in between that the update
+ * did not change are copied with the value they have.  The buffer must run
+ * in a privileged slot, and before the next update of the tree begins.
  *
  * Return: the buffer's length in dwords, 0 if the device has nothing to
  * do (nothing recorded and no @invalidate).
  */
-u32 tern_pt_update_end(struct tern_pt *pt, u32 *cmd, void *staging,
-		       u64 staging_addr, bool invalidate)
+u32 tern_pt_update_end(struct tern_pt *pt, u32 *cmd, u64 staging_addr,
+		       bool invalidate)
 {
 	struct tern_pt_node *node, *next;
-	__le64 *vals = staging;
 	u32 dwords = 0;
-	u64 n = 0;
 
 	WARN_ON(!pt->recording);
 	list_for_each_entry_safe(node, next, &pt->dirty, link) {
 		unsigned int count = node->dirty_last - node->dirty_first + 1;
-		u64 src = staging_addr + n * sizeof(*vals);
-		u64 dst = node->dev_addr + node->dirty_first * sizeof(*vals);
-		struct tern_pkt_phys_copy pkt = {
-			.header = TERN_PKT_HEADER(TERN_OP_PHYS_COPY,
-						  TERN_PKT_DWORDS_PHYS_COPY),
-			.src_lo = lower_32_bits(src),
-			.src_hi = upper_32_bits(src),
-			.dst_lo = lower_32_bits(dst),
-			.dst_hi = upper_32_bits(dst),
-			.size = count * sizeof(*vals),
-		};
 		unsigned int i;
+		u64 src, dst;
 
-		for (i = 0; i < count; i++)
-			vals[n++] = cpu_to_le64(tern_pt_value(node,
-							      node->dirty_first + i));
-		tern_pt_emit(cmd + dwords, &pkt, sizeof(pkt));
-		dwords += TERN_PKT_DWORDS_PHYS_COPY;
 		list_del_init(&node->link);
 		node->dirty = false;
+		if (!node->window_count)
+			continue;
+		src = staging_addr + (node->window + node->dirty_first -
+				      node->window_first) * sizeof(u64);
+		dst = node->dev_addr + node->dirty_first * sizeof(u64);
+		for (i = 0; node->level && i < count; i++)
+			pt->staging[node->window + node->dirty_first -
+				    node->window_first + i] =
+				cpu_to_le64(tern_pt_link_value(node,
+							       node->dirty_first + i));
+		dwords += tern_pt_emit_copy(cmd + dwords, src, dst,
+					    count * sizeof(u64));
 	}
 	pt->nr_dirty = 0;
-	if (invalidate) {
-		struct tern_pkt_tlb_invalidate pkt = {
-			.header = TERN_PKT_HEADER(TERN_OP_TLB_INVALIDATE,
-						  TERN_PKT_DWORDS_TLB_INVALIDATE),
-		};
-
-		tern_pt_emit(cmd + dwords, &pkt, sizeof(pkt));
-		dwords += TERN_PKT_DWORDS_TLB_INVALIDATE;
-	}
+	if (invalidate)
+		dwords += tern_pt_emit_invalidate(cmd + dwords);
 	pt->recording = false;
+	pt->staging = NULL;
 	return dwords;
 }

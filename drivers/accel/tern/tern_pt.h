@@ -39,6 +39,11 @@ struct tern_pt_ops {
  * @nr_dirty: entries of @dirty
  * @spare: tables reserved by tern_pt_reserve(), not in the tree
  * @nr_spare: entries of @spare
+ * @range_start: first VA of the open update's range
+ * @range_end: end of that range
+ * @staging: the open update's staging array
+ * @staging_room: its size in entries
+ * @staged: entries of it given to dirty tables
  *
  * The tree itself is not locked: its owner serialises map, unmap and fini
  * (tern_vm does it with its own lock).  Lookups may run concurrently with
@@ -55,6 +60,11 @@ struct tern_pt {
 	unsigned int nr_dirty;
 	struct list_head spare;
 	unsigned int nr_spare;
+	u64 range_start;
+	u64 range_end;
+	__le64 *staging;
+	u64 staging_room;
+	u64 staged;
 };
 
 /**
@@ -84,8 +94,9 @@ int tern_pt_reserve(struct tern_pt *pt, u64 count);
 void tern_pt_unreserve(struct tern_pt *pt);
 void tern_pt_update_size(struct tern_pt *pt, u64 va, u64 npages,
 			 struct tern_pt_update_size *size);
-void tern_pt_update_begin(struct tern_pt *pt);
-u32 tern_pt_update_end(struct tern_pt *pt, u32 *cmd, void *staging,
-		       u64 staging_addr, bool invalidate);
+void tern_pt_update_begin(struct tern_pt *pt, u64 va, u64 npages,
+			  void *staging, u64 staging_bytes);
+u32 tern_pt_update_end(struct tern_pt *pt, u32 *cmd, u64 staging_addr,
+		       bool invalidate);
 
 #endif /* __TERN_PT_H__ */

@@ -121,10 +121,11 @@
  * space of TERN_REG_SINGLE_ROOT: there, only one VM may exist at a time, and
  * opening the device a second time fails with -EBUSY.
  *
- * Lock order: &tern_vm.bind_lock, then tern_vm_list_lock, then
- * &tern_vm.lock (debugfs walks the VMs of a device).  &tern_vm.bind_lock
- * is held across the wait for an update's job, so it is never taken on the
- * fence-signalling side, nor with a reservation object held.  &tern_vm.lock is taken with no other tern lock held
+ * Lock order: &tern_vm.bind_lock, then &tern_vm.lock; tern_vm_list_lock,
+ * then &tern_vm.lock (debugfs walks the VMs of a device).
+ * &tern_vm.bind_lock is held across the wait for an update's job, so it is
+ * never taken on the fence-signalling side, nor with a reservation object
+ * held.  &tern_vm.lock is taken with no other tern lock than those held
  * and nests no BO lock: pinning and unpinning happen outside of it.  The
  * VM's reservation object and &tern_vm.lock are never held together: the
  * submit path locks the reservation object (with those of the BOs), the
@@ -768,7 +769,8 @@ static int tern_vm_update_begin(struct tern_vm *vm, u64 va, u64 range,
 	if (!u->cpu)
 		return -ENOMEM;
 	u->root = tern_pt_root(&vm->pt);
-	tern_pt_update_begin(&vm->pt);
+	tern_pt_update_begin(&vm->pt, va, range / TERN_PAGE_SIZE,
+			     u->cpu + u->staging, size.staging_bytes);
 	return 0;
 }
 
@@ -777,8 +779,8 @@ static void tern_vm_update_end(struct tern_vm *vm, struct tern_vm_update *u,
 			       bool invalidate)
 {
 	lockdep_assert_held(&vm->lock);
-	u->dwords = tern_pt_update_end(&vm->pt, u->cpu, u->cpu + u->staging,
-				       u->dma + u->staging, invalidate);
+	u->dwords = tern_pt_update_end(&vm->pt, u->cpu, u->dma + u->staging,
+				       invalidate);
 }
 
 /*
@@ -799,7 +801,7 @@ static int tern_vm_update_run(struct tern_vm *vm, struct tern_vm_update *u)
 	u->cpu = NULL;
 	if (ret)
 		vm->error = drm_dev_is_unplugged(&vm->tdev->drm) ? -ENODEV : -EIO;
-	return ret;
+	return ret ? vm->error : 0;
 }
 
 /*
@@ -1046,8 +1048,13 @@ static int tern_vm_unmap(struct tern_vm *vm, u64 va, u64 range)
 	if (ret)
 		goto out_unlock;
 
+	/*
+	 * The range holds these mappings and nothing else: unmapping it
+	 * whole cuts off the tables it spans with the fewest entries, and
+	 * keeps the update inside the range its buffer was sized for.
+	 */
+	tern_pt_unmap(&vm->pt, va, range / TERN_PAGE_SIZE);
 	list_for_each_entry(m, &garbage.mappings, link) {
-		tern_pt_unmap(&vm->pt, m->node.start, m->node.size / TERN_PAGE_SIZE);
 		vm->mapped -= m->node.size;
 		drm_mm_remove_node(&m->node);
 	}

@@ -672,7 +672,6 @@ static void tern_pt_tables_needed_ranges(struct kunit *test)
 	tern_pt_unmap(&f->pt, gib + 2 * PAGE4K, 1);
 }
 
-
 #define FAKE_STAGING_DEV	0x0000567800000000ull
 
 /**
@@ -700,11 +699,16 @@ static void tern_fake_buf_alloc(struct kunit *test, struct tern_pt *pt, u64 va,
 	KUNIT_ASSERT_NOT_NULL(test, b->staging);
 }
 
+static void tern_fake_buf_begin(struct tern_pt *pt, u64 va, u64 npages,
+				struct tern_fake_buf *b)
+{
+	tern_pt_update_begin(pt, va, npages, b->staging, b->size.staging_bytes);
+}
+
 static void tern_fake_buf_end(struct kunit *test, struct tern_pt *pt,
 			      struct tern_fake_buf *b, bool invalidate)
 {
-	b->dwords = tern_pt_update_end(pt, b->cmd, b->staging, FAKE_STAGING_DEV,
-				       invalidate);
+	b->dwords = tern_pt_update_end(pt, b->cmd, FAKE_STAGING_DEV, invalidate);
 	KUNIT_ASSERT_LE(test, (u64)b->dwords * 4, b->size.cmd_bytes);
 }
 
@@ -776,7 +780,7 @@ static void tern_pt_update_minimal(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b.size.entries, 1);
 	KUNIT_ASSERT_EQ(test, tern_pt_reserve(&f->pt, 3), 0);
 	f->fa.fail_at = f->fa.calls + 1;
-	tern_pt_update_begin(&f->pt);
+	tern_fake_buf_begin(&f->pt, gib, 16, &b);
 	KUNIT_ASSERT_EQ(test, tern_pt_map(&f->pt, gib, pages, 16, 0), 0);
 	tern_fake_buf_end(test, &f->pt, &b, false);
 	f->fa.fail_at = 0;
@@ -795,7 +799,7 @@ static void tern_pt_update_minimal(struct kunit *test)
 
 	memset(&b, 0, sizeof(b));
 	tern_fake_buf_alloc(test, &f->pt, gib + 16 * PAGE4K, 16, &b);
-	tern_pt_update_begin(&f->pt);
+	tern_fake_buf_begin(&f->pt, gib + 16 * PAGE4K, 16, &b);
 	KUNIT_ASSERT_EQ(test, tern_pt_map(&f->pt, gib + 16 * PAGE4K, pages + 16,
 					  16, TERN_PTE_WRITABLE), 0);
 	tern_fake_buf_end(test, &f->pt, &b, false);
@@ -811,7 +815,7 @@ static void tern_pt_update_minimal(struct kunit *test)
 
 	memset(&b, 0, sizeof(b));
 	tern_fake_buf_alloc(test, &f->pt, gib, 32, &b);
-	tern_pt_update_begin(&f->pt);
+	tern_fake_buf_begin(&f->pt, gib, 32, &b);
 	tern_pt_unmap(&f->pt, gib, 32);
 	tern_fake_buf_end(test, &f->pt, &b, true);
 	KUNIT_EXPECT_EQ(test, f->pt.nr_tables, 1);
@@ -864,11 +868,12 @@ static void tern_pt_update_random_model(struct kunit *test)
 			n = min_t(u32, r % 1024 + 1, MODEL_PAGES - first);
 		tern_fake_buf_alloc(test, &f->pt, va, n, &b);
 		if (map && !busy) {
-			KUNIT_ASSERT_EQ(test, tern_pt_reserve(&f->pt,
-					tern_pt_tables_needed(&f->pt, va, n)), 0);
+			u64 needed = tern_pt_tables_needed(&f->pt, va, n);
+
+			KUNIT_ASSERT_EQ(test, tern_pt_reserve(&f->pt, needed), 0);
 			/* nothing is allocated once the update is open */
 			f->fa.fail_at = f->fa.calls + 1;
-			tern_pt_update_begin(&f->pt);
+			tern_fake_buf_begin(&f->pt, va, n, &b);
 			for (i = 0; i < n; i++)
 				pages[i] = ((u64)tern_pt_rand(&state) << 12) &
 					   TERN_PTE_ADDR_MASK;
@@ -878,7 +883,7 @@ static void tern_pt_update_random_model(struct kunit *test)
 				model[first + i] = pages[i] | flags | TERN_PTE_VALID;
 			maps++;
 		} else {
-			tern_pt_update_begin(&f->pt);
+			tern_fake_buf_begin(&f->pt, va, n, &b);
 			tern_pt_unmap(&f->pt, va, n);
 			for (i = 0; i < n; i++)
 				model[first + i] = 0;
