@@ -139,6 +139,7 @@ static const char *fig_title[BENCH_FIGURES + 1] = {
 	"scale: driver CPU and memory against contexts and processes",
 	"COPY, GEMM and SAXPY through the driver against the device",
 	"preemption latency, request to PREEMPT_DONE (driver's measurement)",
+	"changes of an address space: map, unmap, and what an unmap waits for",
 };
 
 void bench_print_table(FILE *f)

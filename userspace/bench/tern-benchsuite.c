@@ -32,6 +32,8 @@ static void usage(FILE *f)
 		"     1 to 64 processes\n"
 		"  6  COPY, GEMM and SAXPY through the driver against the device's rate\n"
 		"  7  preemption latency as the driver measured it (taken with figure 3)\n"
+		"  8  changes of an address space: map and unmap latency, (map, job,\n"
+		"     unmap) triples per second, the wait of an unmap behind a long job\n"
 		"Every figure runs REPS times; the table gives median, min, max and spread.\n"
 		"Needs root (debugfs, high priority).\n"
 		"\n"
@@ -40,7 +42,7 @@ static void usage(FILE *f)
 		"                         at most %d)\n"
 		"  -f, --figures=LIST     figures to run, e.g. 1,3-4 or 1+3-4 (default all)\n"
 		"  -o, --json=FILE        write every value as JSON to FILE\n"
-		"  -d, --device=DEV       device for figures 1, 2, 5, 6 (index or path;\n"
+		"  -d, --device=DEV       device for figures 1, 2, 5, 6, 8 (index or path;\n"
 		"                         default 0)\n"
 		"  -D, --slow-device=DEV  device for figures 3, 4, 7, best one with a\n"
 		"                         time-scale (default: device 1 if there are two,\n"
@@ -134,6 +136,7 @@ int main(int argc, char **argv)
 	static int (*const run[BENCH_FIGURES + 1])(struct bench *) = {
 		NULL, bench_fig_latency, bench_fig_throughput, bench_fig_priority,
 		bench_fig_fairness, bench_fig_scale, bench_fig_compute, bench_fig_priority,
+		bench_fig_bind,
 	};
 	const char *spec = NULL, *slow_spec = NULL, *json = NULL;
 	unsigned int mask = ~0u, failed = 0;
