@@ -1090,6 +1090,10 @@ enum drm_tern_vm_bind_op {
  *	multiple of %DRM_TERN_PAGE_SIZE; for an unmap, 0
  * @range: in: bytes, a non-zero multiple of %DRM_TERN_PAGE_SIZE
  *
+ * The device's page tables are changed by the device itself: the kernel
+ * records the change as a DMA buffer that its own queue runs on the copy
+ * engine (it preempts a running copy job), and returns once it ran.
+ *
  * A map never replaces an existing mapping: the range must be free.  It
  * holds a reference on the BO and keeps its pages pinned until the mapping
  * is removed.  The new mapping can be used by jobs submitted after the ioctl
@@ -1122,7 +1126,12 @@ enum drm_tern_vm_bind_op {
  * changed);
  * -ENOMEM; -EINTR/-ERESTARTSYS a signal arrived while an unmap waited for
  * the jobs or a map for the BO's lock (nothing was changed); -ENODEV the
- * device is gone.
+ * device is gone;
+ * -EIO the device could not make the change (its copy engine was lost, or
+ * the change failed repeatedly): the page tables may hold part of it, the
+ * address space keeps the mapping (a map) or what it removed (an unmap)
+ * until the file is closed, and every later VM_BIND on the file fails with
+ * -EIO; jobs still run in the address space as the device left it.
  */
 struct drm_tern_vm_bind {
 	__u32 op;
