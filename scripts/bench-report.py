@@ -308,7 +308,8 @@ def main():
           % (when, res["mode"], res["reps"], res["device"]["path"],
              res["device"]["compute_engines"], res["scaled_device"]["path"],
              res["scaled_device"]["time_scale"]), ""]
-    for fig in range(1, 8):
+    figures = sorted({int(k) for k in res["titles"]} | {m["figure"] for m in res["metrics"]})
+    for fig in [f for f in figures if f >= 1]:
         rows = table(res, fig)
         title = res["titles"].get(str(fig), "")
         md += ["## Figure %d: %s" % (fig, title), ""]
