@@ -6,8 +6,8 @@
  * - every map and unmap runs at least one update job (debugfs "vms"), and
  *   what it maps works for a compute job and for the CPU;
  * - a map does not wait for a long copy job that holds the copy engine:
- *   the update preempts it (the "fair" policy), and the copy job still
- *   completes, with its result;
+ *   the update preempts it, under "fair" and under "fifo" (which preempts
+ *   for nothing else), and the copy job still completes, with its result;
  * - an update that takes an injected fault, or an injected hang (engine
  *   reset after the queue's 2 s timeout), is run again: the bind succeeds,
  *   "retries" counts it, nothing else fails;
@@ -149,6 +149,7 @@ int main(void)
 	bool ok;
 	volatile uint32_t *cpu = NULL;
 	void *map = NULL;
+	char path[512];
 
 	fd = tern_test_open();
 	if (fd < 0 || core_get_info(fd, &info) || !bind_stats(&st0)) {
@@ -204,6 +205,27 @@ int main(void)
 	tap_ok(!err && core_fence_status(fd, so) == 1 && cpu[0] == 0x5151,
 	       "the copy job, preempted by the update, completes with its result");
 	drmSyncobjDestroy(fd, so);
+
+	/* fifo never preempts applications' jobs, but it does for an update */
+	if (core_debugfs_path("sched_policy", path, sizeof(path)) &&
+	    core_write_file(path, "fifo")) {
+		cpu[0] = 0;
+		so = syncobj_new(fd);
+		err = submit(fd, copy_ctx, dw, n, &bo, 1, 0, so, NULL);
+		usleep(100000);
+		tap_ok(!err && map_and_use(fd, ctx, VA + (5ull << 30), 0x66, &bo2),
+		       "fifo: a map made while a 1 s copy job runs works");
+		err = syncobj_wait(fd, so, 0);
+		tap_ok(err == -ETIME, "fifo: the map returned before the copy job ended (%s)",
+		       strerror(-err));
+		err = syncobj_wait(fd, so, 20000);
+		tap_ok(!err && core_fence_status(fd, so) == 1 && cpu[0] == 0x5151,
+		       "fifo: the copy job completes with its result");
+		drmSyncobjDestroy(fd, so);
+		tap_ok(core_write_file(path, "fair"), "back to fair");
+	} else {
+		tap_skip("no debugfs sched_policy");
+	}
 
 	/* an update that takes an injected fault or hang runs again */
 	if (info.caps & DRM_TERN_CAP_FAULT_INJECT) {

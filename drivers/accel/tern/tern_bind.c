@@ -6,6 +6,7 @@
 #include <linux/dma-fence.h>
 #include <linux/slab.h>
 
+#include <drm/drm_drv.h>
 #include <drm/drm_managed.h>
 #include <drm/drm_print.h>
 
@@ -51,12 +52,10 @@
 
 /**
  * struct tern_bind_job - one run of (part of) an update
- * @hw: the scheduler's view
- * @fence: its hardware fence
+ * @hw: the scheduler's view; @hw.fence is the run's hardware fence
  */
 struct tern_bind_job {
 	struct tern_sched_job hw;
-	struct tern_hw_fence *fence;
 };
 
 static struct tern_bind_queue *to_bind_queue(struct tern_sched_ctx *sctx)
@@ -80,12 +79,8 @@ static void tern_bind_faulted(struct tern_sched_ctx *sctx,
 	to_bind_queue(sctx)->busy_ns += run_ns;
 }
 
-static void tern_bind_hung(struct tern_sched_ctx *sctx,
-			   struct tern_sched_job *job)
-{
-}
-
-static void tern_bind_reset(struct tern_sched_ctx *sctx,
+/* A hang or a reset needs nothing of the queue: the job runs again. */
+static void tern_bind_no_op(struct tern_sched_ctx *sctx,
 			    struct tern_sched_job *job)
 {
 }
@@ -93,8 +88,7 @@ static void tern_bind_reset(struct tern_sched_ctx *sctx,
 static void tern_bind_preempted(struct tern_sched_ctx *sctx,
 				struct tern_sched_job *job, u64 run_ns)
 {
-	/* its slot has no resume record */
-	WARN_ON_ONCE(1);
+	WARN_ONCE(1, "tern: a page-table update was preempted; its slot has no resume record\n");
 }
 
 static void tern_bind_finished(struct tern_sched_ctx *sctx, u32 seqno,
@@ -105,8 +99,8 @@ static void tern_bind_finished(struct tern_sched_ctx *sctx, u32 seqno,
 static const struct tern_sched_ctx_ops tern_bind_sched_ops = {
 	.completed = tern_bind_completed,
 	.faulted = tern_bind_faulted,
-	.hung = tern_bind_hung,
-	.reset = tern_bind_reset,
+	.hung = tern_bind_no_op,
+	.reset = tern_bind_no_op,
 	.preempted = tern_bind_preempted,
 	.finished = tern_bind_finished,
 };
@@ -144,30 +138,89 @@ int tern_bind_init(struct tern_device *tdev)
 	bq->sctx.ops = &tern_bind_sched_ops;
 	bq->sctx.tag = atomic_inc_return(&tdev->next_ctx_tag);
 	bq->sctx.timeout_ns = (u64)TERN_BIND_TIMEOUT_MS * NSEC_PER_MSEC;
-	bq->sctx.kernel = true;
 	tern_sched_ctx_init(tern_bind_sched(tdev), &bq->sctx,
 			    DRM_TERN_PRIORITY_HIGH, DRM_TERN_WEIGHT_MAX);
+	tern_sched_ctx_set_kernel(&bq->sctx);
 	return drmm_add_action_or_reset(&tdev->drm, tern_bind_fini, bq);
 }
 
+/* dwords of commands one job may run: whole PHYS_COPY packets */
+static u32 tern_bind_piece(struct tern_device *tdev)
+{
+	return rounddown(tdev->buf_size_max / 4, TERN_PKT_DWORDS_PHYS_COPY);
+}
+
+/**
+ * tern_bind_prepare() - allocate what running an update takes
+ * @tdev: the device
+ * @cmd_bytes: the most bytes of commands the update may have
+ * @run: filled in; released with tern_bind_release()
+ *
+ * So that running the update, once recorded, allocates nothing.
+ *
+ * Context: process context; may sleep.
+ * Return: 0 or -ENOMEM.
+ */
+int tern_bind_prepare(struct tern_device *tdev, u64 cmd_bytes,
+		      struct tern_bind_run *run)
+{
+	/* a TLB_INVALIDATE left alone moves a packet to one more piece */
+	u64 pieces = DIV_ROUND_UP(cmd_bytes / 4, tern_bind_piece(tdev)) + 1;
+	unsigned int i;
+
+	memset(run, 0, sizeof(*run));
+	run->job = kzalloc(sizeof(*run->job), GFP_KERNEL);
+	run->fences = kcalloc(pieces * TERN_BIND_TRIES, sizeof(*run->fences),
+			      GFP_KERNEL);
+	if (!run->job || !run->fences)
+		goto err;
+	for (i = 0; i < pieces * TERN_BIND_TRIES; i++) {
+		run->fences[i] = kzalloc(sizeof(*run->fences[i]), GFP_KERNEL);
+		if (!run->fences[i])
+			goto err;
+		run->nr_fences++;
+	}
+	return 0;
+
+err:
+	tern_bind_release(run);
+	return -ENOMEM;
+}
+
+/**
+ * tern_bind_release() - free what tern_bind_prepare() allocated
+ * @run: prepared, run or not
+ *
+ * The fences of the runs are freed with their last reference.
+ */
+void tern_bind_release(struct tern_bind_run *run)
+{
+	unsigned int i;
+
+	for (i = run->used; i < run->nr_fences; i++)
+		kfree(run->fences[i]);
+	kfree(run->fences);
+	kfree(run->job);
+	memset(run, 0, sizeof(*run));
+}
+
 /* Run @bytes of commands at @cmd_dma once; the fence's error. */
-static int tern_bind_run_once(struct tern_device *tdev, const u32 *cmd,
-			      dma_addr_t cmd_dma, u32 bytes, u64 root)
+static int tern_bind_run_once(struct tern_device *tdev, struct tern_bind_run *run,
+			      const u32 *cmd, dma_addr_t cmd_dma, u32 bytes,
+			      u64 root)
 {
 	struct tern_sched *sched = tern_bind_sched(tdev);
 	struct tern_bind_queue *bq = &tdev->bind;
-	struct tern_bind_job *job;
+	struct tern_bind_job *job = run->job;
+	struct tern_hw_fence *hw;
 	struct dma_fence *fence;
 	int ret;
 
-	job = kzalloc(sizeof(*job), GFP_KERNEL);
-	if (!job)
-		return -ENOMEM;
-	job->fence = kzalloc(sizeof(*job->fence), GFP_KERNEL);
-	if (!job->fence) {
-		kfree(job);
-		return -ENOMEM;
-	}
+	/* tern_bind_prepare() counted them: a bug otherwise */
+	if (WARN_ON(run->used >= run->nr_fences))
+		return -EIO;
+	hw = run->fences[run->used++];
+	memset(job, 0, sizeof(*job));
 	job->hw.ctx = &bq->sctx;
 	job->hw.cmd = cmd;
 	job->hw.own_size = bytes;
@@ -183,49 +236,59 @@ static int tern_bind_run_once(struct tern_device *tdev, const u32 *cmd,
 	/* a stopped scheduler (device gone, engine lost) fails it at once */
 	mutex_lock(&bq->lock);
 	job->hw.seqno = ++bq->next_seqno;
-	tern_sched_fence_init(sched, job->fence, bq->fence_context,
-			      job->hw.seqno);
-	fence = &job->fence->base;
+	tern_sched_fence_init(sched, hw, bq->fence_context, job->hw.seqno);
+	fence = &hw->base;
 	job->hw.fence = fence;
 	tern_sched_push(sched, &job->hw);
 	mutex_unlock(&bq->lock);
 
 	/*
 	 * Not interruptible: the CPU's view of the tree already is what the
-	 * job makes of it.  The job is short and cannot wait for anything but
-	 * the preemption of the copy engine's running job, and a hang of the
-	 * engine ends in a reset within the watchdog's bound.
+	 * job makes of it.  The job is short; the queue preempts the running
+	 * job of the engine in every policy mode, and a hang of the engine
+	 * ends in a reset within the watchdog's bound.
 	 */
 	dma_fence_wait(fence, false);
-	ret = fence->error;
+	ret = dma_fence_get_status(fence);
 	dma_fence_put(fence);
 	/* signalled: the scheduler is done with the job */
-	kfree(job);
-	return ret;
+	return ret < 0 ? ret : 0;
+}
+
+static void tern_bind_count(struct tern_device *tdev, u64 *counter)
+{
+	struct tern_sched *s = tern_bind_sched(tdev);
+	unsigned long flags;
+
+	spin_lock_irqsave(&s->lock, flags);
+	(*counter)++;
+	spin_unlock_irqrestore(&s->lock, flags);
 }
 
 /**
  * tern_bind_run() - run a page-table update and wait for it
  * @tdev: the device
+ * @run: from tern_bind_prepare() with room for @dwords
  * @cmd: CPU address of the update's buffer (tern_pt_update_end())
  * @cmd_dma: its bus address
  * @dwords: its length
  * @root: a valid address-space root for the slot (the updated tree's)
  *
+ * A buffer longer than the device's BUF_SIZE_MAX runs as several jobs, in
+ * order, split between packets.  A job that fails on its own (-EIO: a
+ * fault; -ETIMEDOUT: a hang) runs again, up to TERN_BIND_TRIES times.
+ *
  * Context: process context, with no lock the scheduler or a fence
  * callback takes; sleeps until the update ran.
  * Return: 0 once the device made the update; -ENODEV if the device is
- * gone; -EIO (or the error of the last run) if the update failed
- * TERN_BIND_TRIES times or the copy engine was lost: the tables may then
- * hold part of it; -ENOMEM.
+ * gone or the copy engine lost; -EIO (or the error of the last run) if the
+ * update failed TERN_BIND_TRIES times: the tables may then hold part of it.
  */
-int tern_bind_run(struct tern_device *tdev, const u32 *cmd, dma_addr_t cmd_dma,
-		  u32 dwords, u64 root)
+int tern_bind_run(struct tern_device *tdev, struct tern_bind_run *run,
+		  const u32 *cmd, dma_addr_t cmd_dma, u32 dwords, u64 root)
 {
-	/* the largest multiple of a PHYS_COPY packet that fits a buffer */
-	u32 piece = rounddown(tdev->buf_size_max / 4, TERN_PKT_DWORDS_PHYS_COPY);
-	unsigned long flags;
-	u32 done = 0;
+	struct tern_sched *sched = tern_bind_sched(tdev);
+	u32 piece = tern_bind_piece(tdev), done = 0;
 	int ret = 0;
 
 	while (done < dwords) {
@@ -235,23 +298,22 @@ int tern_bind_run(struct tern_device *tdev, const u32 *cmd, dma_addr_t cmd_dma,
 		/* a TLB_INVALIDATE left alone ends the last piece */
 		if (dwords - done - n == TERN_PKT_DWORDS_TLB_INVALIDATE)
 			n -= TERN_PKT_DWORDS_PHYS_COPY;
-		for (tries = 0; tries < TERN_BIND_TRIES; tries++) {
-			ret = tern_bind_run_once(tdev, cmd + done,
+		for (tries = 1; ; tries++) {
+			ret = tern_bind_run_once(tdev, run, cmd + done,
 						 cmd_dma + done * 4, n * 4, root);
 			if (ret != -EIO && ret != -ETIMEDOUT)
 				break;
-			spin_lock_irqsave(&tern_bind_sched(tdev)->lock, flags);
-			tdev->bind.retries++;
-			spin_unlock_irqrestore(&tern_bind_sched(tdev)->lock, flags);
+			/* a lost engine cancels with -EIO: no use trying */
+			if (tries == TERN_BIND_TRIES || READ_ONCE(sched->stopped))
+				break;
+			tern_bind_count(tdev, &tdev->bind.retries);
 		}
 		if (ret)
 			break;
 		done += n;
 	}
-	if (ret && ret != -ENODEV) {
-		spin_lock_irqsave(&tern_bind_sched(tdev)->lock, flags);
-		tdev->bind.failures++;
-		spin_unlock_irqrestore(&tern_bind_sched(tdev)->lock, flags);
+	if (ret && !drm_dev_is_unplugged(&tdev->drm)) {
+		tern_bind_count(tdev, &tdev->bind.failures);
 		drm_err_ratelimited(&tdev->drm,
 				    "page-table update failed (%d)\n", ret);
 	}

@@ -36,9 +36,29 @@ struct tern_bind_queue {
 	u64 busy_ns;
 };
 
+struct tern_bind_job;
+
+/**
+ * struct tern_bind_run - what running one update takes, allocated before
+ *	the update is recorded (tern_bind_prepare())
+ * @job: the job, run once per piece and try
+ * @fences: a hardware fence for each run
+ * @nr_fences: entries of @fences
+ * @used: fences used so far
+ */
+struct tern_bind_run {
+	struct tern_bind_job *job;
+	struct tern_hw_fence **fences;
+	unsigned int nr_fences;
+	unsigned int used;
+};
+
 int tern_bind_init(struct tern_device *tdev);
-int tern_bind_run(struct tern_device *tdev, const u32 *cmd, dma_addr_t cmd_dma,
-		  u32 dwords, u64 root);
+int tern_bind_prepare(struct tern_device *tdev, u64 cmd_bytes,
+		      struct tern_bind_run *run);
+int tern_bind_run(struct tern_device *tdev, struct tern_bind_run *run,
+		  const u32 *cmd, dma_addr_t cmd_dma, u32 dwords, u64 root);
+void tern_bind_release(struct tern_bind_run *run);
 void tern_bind_debugfs_show(struct tern_device *tdev, struct drm_printer *p);
 
 #endif /* __TERN_BIND_H__ */

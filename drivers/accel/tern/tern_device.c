@@ -66,9 +66,13 @@ u64 tern_device_clock_ns(struct tern_device *tdev)
  * tern_device_tlb_invalidate() - invalidate the TLB of every engine
  * @tdev: the device
  *
- * Safe at any time, from any context; does nothing once the device is gone.
- * Callers that changed or removed a mapping call this after every job that
- * could use the old translation finished.
+ * Does nothing once the device is gone.  Serialised against engine resets
+ * (&tern_device.reset_lock): a register write to a RESETTING engine is a
+ * register error, and the reset flushes the TLB anyway.  Callers that
+ * changed or removed a mapping call this once the change is in the tables,
+ * before the range may be used again.
+ *
+ * Context: process context; may sleep.
  */
 void tern_device_tlb_invalidate(struct tern_device *tdev)
 {
@@ -77,8 +81,10 @@ void tern_device_tlb_invalidate(struct tern_device *tdev)
 
 	if (!drm_dev_enter(&tdev->drm, &idx))
 		return;
+	mutex_lock(&tdev->reset_lock);
 	for (i = 0; i < tdev->engine_count; i++)
 		tern_engine_tlb_invalidate(&tdev->engines[i]);
+	mutex_unlock(&tdev->reset_lock);
 	drm_dev_exit(idx);
 }
 

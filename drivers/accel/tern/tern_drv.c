@@ -71,7 +71,8 @@
  * - &tern_device.latch_lock (latching counter reads)
  *
  * &tern_device.reset_lock is taken around an engine reset, by the watchdog
- * (holding nothing else) or by debugfs raw_nop.  Nothing sleeps under the
+ * (holding nothing else) or by debugfs raw_nop, and around the TLB
+ * invalidation of an address-space change (under &tern_vm.bind_lock).  Nothing sleeps under the
  * spinlocks; the scheduler's completion work and watchdog run on the
  * ordered &tern_device.wq and never concurrently.  They and run_job are
  * fence-signalling sections (dma_fence_begin_signalling()): nothing there

@@ -262,7 +262,25 @@ void tern_policy_entity_remove(struct tern_policy *p,
 		p->promised = NULL;
 	if (p->owed && p->owed->entity == e)
 		p->owed = NULL;
+	if (p->kernel == e)
+		p->kernel = NULL;
 	list_del_init(&e->link);
+}
+
+/**
+ * tern_policy_set_kernel() - make an entity the driver's own queue
+ * @p: the policy
+ * @e: an entity of @p
+ *
+ * Whatever the mode, a ready job of @e is picked before any other, and the
+ * running job of another entity is preempted for it
+ * (%TERN_POLICY_REASON_KERNEL).  Its jobs are short and not preemptible:
+ * the driver's page-table updates, which the jobs of every other entity may
+ * be waiting for.
+ */
+void tern_policy_set_kernel(struct tern_policy *p, struct tern_policy_entity *e)
+{
+	p->kernel = e;
 }
 
 /* The entity's queue goes from empty to not empty. */
@@ -481,6 +499,11 @@ struct tern_policy_job *tern_policy_pick_next(struct tern_policy *p)
 	struct tern_policy_job *job;
 	int top, c;
 
+	/* before a promise or a debt: those stand for the next pick */
+	if (p->kernel && p->kernel->queued) {
+		p->last_pick = TERN_POLICY_REASON_KERNEL;
+		return tern_policy_dequeue(p, p->kernel);
+	}
 	if (p->mode == TERN_POLICY_FIFO)
 		return tern_policy_pick_fifo(p);
 	if (p->mode == TERN_POLICY_DRMFAIR)
@@ -591,6 +614,10 @@ tern_policy_should_preempt(const struct tern_policy *p,
 	const struct tern_policy_entity *e;
 	bool expired = running_ns >= p->quantum_ns;
 
+	if (p->kernel && r == p->kernel)
+		return TERN_POLICY_REASON_NONE;
+	if (p->kernel && (p->kernel->queued || (next && next->entity == p->kernel)))
+		return TERN_POLICY_REASON_KERNEL;
 	if (p->mode != TERN_POLICY_FAIR)
 		return TERN_POLICY_REASON_NONE;
 	/* A job picked for a starved class gets a quantum in any case. */

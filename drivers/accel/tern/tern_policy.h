@@ -51,6 +51,9 @@ enum tern_policy_mode {
  *	preempted before it ran a quantum keeps its turn
  * @TERN_POLICY_REASON_DRMFAIR: drmfair mode: the entity with the least
  *	drmfair virtual time
+ * @TERN_POLICY_REASON_KERNEL: any mode: the driver's own queue
+ *	(tern_policy_set_kernel()) has work: it is picked first, and the
+ *	running job of another entity is preempted for it
  */
 enum tern_policy_reason {
 	TERN_POLICY_REASON_NONE,
@@ -61,6 +64,7 @@ enum tern_policy_reason {
 	TERN_POLICY_REASON_PROMISED,
 	TERN_POLICY_REASON_OWED,
 	TERN_POLICY_REASON_DRMFAIR,
+	TERN_POLICY_REASON_KERNEL,
 };
 
 struct tern_policy_entity;
@@ -135,6 +139,8 @@ struct tern_policy_entity {
  *	preemption, like a job of the running class, and keeps its turn if it
  *	is preempted before it ran a quantum
  * @owed_ns: device time charged to @owed's entity since it was picked
+ * @kernel: the driver's own entity on the engine, or NULL
+ *	(tern_policy_set_kernel())
  * @last_pick: &enum tern_policy_reason of the last tern_policy_pick_next()
  *	that returned a job
  */
@@ -152,6 +158,7 @@ struct tern_policy {
 	unsigned int promised_bar;
 	const struct tern_policy_job *owed;
 	u64 owed_ns;
+	struct tern_policy_entity *kernel;
 	enum tern_policy_reason last_pick;
 };
 
@@ -159,6 +166,7 @@ void tern_policy_init(struct tern_policy *p, enum tern_policy_mode mode,
 		      u64 quantum_ns, u64 starve_ns);
 void tern_policy_entity_add(struct tern_policy *p, struct tern_policy_entity *e,
 			    unsigned int prio, u32 weight);
+void tern_policy_set_kernel(struct tern_policy *p, struct tern_policy_entity *e);
 void tern_policy_entity_remove(struct tern_policy *p,
 			       struct tern_policy_entity *e);
 void tern_policy_push(struct tern_policy *p, struct tern_policy_entity *e,

@@ -69,10 +69,11 @@
  * - Mapping never replaces a valid entry (-EEXIST) and either maps every
  *   page or none: a failure half-way unmaps what was mapped and frees the
  *   tables made for it.
- * - Direct writes use WRITE_ONCE (a 64-bit entry is never seen
- *   half-written), children are linked only after they are initialised,
- *   with dma_wmb() between the zeroing of a new table and the entry that
- *   links it.  The device TLB never caches invalid entries, so new
+ * - No entry is ever seen half-written: direct writes use WRITE_ONCE,
+ *   and the update's PHYS_COPY writes 8-byte aligned words of 8-byte
+ *   aligned ranges, each with one access (docs/hardware.md 8.2).
+ *   Children are linked only after they are initialised, with dma_wmb()
+ *   between the CPU's writes to a new table and the entry that links it.  The device TLB never caches invalid entries, so new
  *   mappings are usable as soon as the update ran.  Removing mappings needs
  *   the TLBs of every engine invalidated, which is the owner's job, as is
  *   not reusing freed tables before that invalidation (see
@@ -183,15 +184,14 @@ static struct tern_pt_node *tern_pt_node_alloc(struct tern_pt *pt,
 {
 	struct tern_pt_node *node;
 
-	node = list_first_entry_or_null(&pt->spare, struct tern_pt_node, link);
+	node = list_first_entry_or_null(level ? &pt->spare : &pt->spare_leaves,
+					struct tern_pt_node, link);
 	if (node) {
 		list_del_init(&node->link);
-		pt->nr_spare--;
-		/* reserved tables come with child pointers: a leaf has none */
-		if (!level) {
-			kfree(node->children);
-			node->children = NULL;
-		}
+		if (level)
+			pt->nr_spare--;
+		else
+			pt->nr_spare_leaves--;
 	} else {
 		node = tern_pt_node_new(pt, level);
 		if (!node)
@@ -241,14 +241,18 @@ static void tern_pt_make_dirty(struct tern_pt *pt, struct tern_pt_node *node)
 	unsigned int i;
 
 	node->dirty = true;
+	node->dirty_first = 1;
+	node->dirty_last = 0;
 	list_add_tail(&node->link, &pt->dirty);
 	pt->nr_dirty++;
 	node->window_first = (start - node->va) >> shift;
 	node->window_count = ((end - 1 - node->va) >> shift) - node->window_first + 1;
 	node->window = pt->staged;
 	/* tern_pt_update_size() counted these: a bug otherwise */
-	if (WARN_ON(pt->staged + node->window_count > pt->staging_room)) {
+	if (WARN_ON(end <= start ||
+		    pt->staged + node->window_count > pt->staging_room)) {
 		node->window_count = 0;
+		pt->failed = true;
 		return;
 	}
 	pt->staged += node->window_count;
@@ -278,18 +282,22 @@ static void tern_pt_write(struct tern_pt *pt, struct tern_pt_node *node,
 		WRITE_ONCE(node->table[idx], cpu_to_le64(entry));
 		return;
 	}
-	if (!node->dirty) {
+	if (!node->dirty)
 		tern_pt_make_dirty(pt, node);
+	slot = tern_pt_window(pt, node, idx);
+	/* outside the update's range: a bug of the caller */
+	if (!slot) {
+		WARN_ON_ONCE(node->window_count);
+		pt->failed = true;
+		return;
+	}
+	if (node->dirty_first > node->dirty_last) {
 		node->dirty_first = idx;
 		node->dirty_last = idx;
 	} else {
 		node->dirty_first = min_t(u16, node->dirty_first, idx);
 		node->dirty_last = max_t(u16, node->dirty_last, idx);
 	}
-	slot = tern_pt_window(pt, node, idx);
-	/* outside the update's range: a bug of the caller */
-	if (WARN_ON_ONCE(!slot))
-		return;
 	if (!node->level)
 		*slot = cpu_to_le64(entry);
 }
@@ -354,6 +362,9 @@ int tern_pt_init(struct tern_pt *pt, const struct tern_pt_ops *ops, void *priv)
 	pt->nr_dirty = 0;
 	INIT_LIST_HEAD(&pt->spare);
 	pt->nr_spare = 0;
+	INIT_LIST_HEAD(&pt->spare_leaves);
+	pt->nr_spare_leaves = 0;
+	pt->failed = false;
 	pt->root = tern_pt_node_alloc(pt, TERN_PT_ROOT_LEVEL, 0);
 	return pt->root ? 0 : -ENOMEM;
 }
@@ -548,7 +559,7 @@ static u64 tern_pt_blocks(u64 start, u64 end, u64 size)
  * table below it within the range are new.
  */
 static u64 tern_pt_needed_level(struct tern_pt_node *node, unsigned int level,
-				u64 start, u64 end)
+				u64 start, u64 end, u64 *leaves)
 {
 	u64 span = tern_pt_span(level), n = 0;
 	unsigned int l;
@@ -557,6 +568,7 @@ static u64 tern_pt_needed_level(struct tern_pt_node *node, unsigned int level,
 		/* one table per entry-span of each level above the leaves */
 		for (l = 1; l <= level; l++)
 			n += tern_pt_blocks(start, end, tern_pt_span(l));
+		*leaves += level ? tern_pt_blocks(start, end, tern_pt_span(1)) : 1;
 		return n + 1;
 	}
 	if (!level)
@@ -565,7 +577,7 @@ static u64 tern_pt_needed_level(struct tern_pt_node *node, unsigned int level,
 		u64 next = min(round_down(start, span) + span, end);
 
 		n += tern_pt_needed_level(node->children[TERN_PT_INDEX(start, level)],
-					  level - 1, start, next);
+					  level - 1, start, next, leaves);
 		start = next;
 	}
 	return n;
@@ -587,11 +599,13 @@ static u64 tern_pt_needed_level(struct tern_pt_node *node, unsigned int level,
  */
 u64 tern_pt_tables_needed(struct tern_pt *pt, u64 va, u64 npages)
 {
+	u64 leaves = 0;
+
 	if (!npages || va % TERN_PAGE_SIZE || va >= TERN_VA_LIMIT ||
 	    npages > (TERN_VA_LIMIT - va) >> TERN_PAGE_SHIFT)
 		return 0;
 	return tern_pt_needed_level(pt->root, TERN_PT_ROOT_LEVEL, va,
-				    va + (npages << TERN_PAGE_SHIFT));
+				    va + (npages << TERN_PAGE_SHIFT), &leaves);
 }
 
 /**
@@ -625,22 +639,37 @@ int tern_pt_lookup(struct tern_pt *pt, u64 va, u64 *pte)
 }
 
 /**
- * tern_pt_reserve() - allocate tables ahead of a map
- * @pt: the tree
- * @count: tables to have in reserve (tern_pt_tables_needed())
+ * tern_pt_reserve() - allocate the tables a map will need
+ * @pt: the tree, with no update open
+ * @va: first VA of the map, 4 KiB aligned
+ * @npages: pages it maps, not 0
  *
- * Tables a map needs are taken from the reserve first, so that a map made
- * with enough in reserve allocates nothing and cannot fail half-way.  What
- * is left is released by tern_pt_unreserve().
+ * As many tables as tern_pt_tables_needed() says, leaf and non-leaf ones
+ * apart, are put in reserve; a map of the range made before the tree
+ * changes otherwise takes its tables from there, allocates nothing and
+ * cannot fail half-way.  What is left is released by tern_pt_unreserve().
  *
  * Context: process context; may sleep.
  * Return: 0, or -ENOMEM (the tables allocated stay in reserve).
  */
-int tern_pt_reserve(struct tern_pt *pt, u64 count)
+int tern_pt_reserve(struct tern_pt *pt, u64 va, u64 npages)
 {
+	u64 leaves = 0, count;
 	struct tern_pt_node *node;
 
-	while (pt->nr_spare < count) {
+	if (!npages || va % TERN_PAGE_SIZE || va >= TERN_VA_LIMIT ||
+	    npages > (TERN_VA_LIMIT - va) >> TERN_PAGE_SHIFT)
+		return -EINVAL;
+	count = tern_pt_needed_level(pt->root, TERN_PT_ROOT_LEVEL, va,
+				     va + (npages << TERN_PAGE_SHIFT), &leaves);
+	while (pt->nr_spare_leaves < leaves) {
+		node = tern_pt_node_new(pt, false);
+		if (!node)
+			return -ENOMEM;
+		list_add(&node->link, &pt->spare_leaves);
+		pt->nr_spare_leaves++;
+	}
+	while (pt->nr_spare < count - leaves) {
 		node = tern_pt_node_new(pt, true);
 		if (!node)
 			return -ENOMEM;
@@ -650,25 +679,36 @@ int tern_pt_reserve(struct tern_pt *pt, u64 count)
 	return 0;
 }
 
+static void tern_pt_discard(struct tern_pt *pt, struct list_head *list)
+{
+	struct tern_pt_node *node, *next;
+
+	list_for_each_entry_safe(node, next, list, link) {
+		pt->ops->discard_table(pt->priv, node->table, node->dev_addr);
+		kfree(node->children);
+		kfree(node);
+	}
+	INIT_LIST_HEAD(list);
+}
+
 /**
  * tern_pt_unreserve() - release the tables still in reserve
  * @pt: the tree
  *
- * They never were in the tree; they go through &tern_pt_ops.free_table.
+ * They never were in the tree: they go back at once, through
+ * &tern_pt_ops.discard_table.
  */
 void tern_pt_unreserve(struct tern_pt *pt)
 {
-	struct tern_pt_node *node, *next;
-
-	list_for_each_entry_safe(node, next, &pt->spare, link)
-		tern_pt_node_delete(pt, node);
-	INIT_LIST_HEAD(&pt->spare);
+	tern_pt_discard(pt, &pt->spare);
+	tern_pt_discard(pt, &pt->spare_leaves);
 	pt->nr_spare = 0;
+	pt->nr_spare_leaves = 0;
 }
 
 /* Existing tables under @node (of @level) meeting [start, end), and their entries there. */
 static void tern_pt_size_level(struct tern_pt_node *node, unsigned int level,
-			       u64 start, u64 end, struct tern_pt_update_size *size)
+			       u64 start, u64 end, struct tern_pt_update_room *size)
 {
 	u64 span = tern_pt_span(level);
 
@@ -704,7 +744,7 @@ static void tern_pt_size_level(struct tern_pt_node *node, unsigned int level,
  * makes are written directly.  Takes time linear in the tables of the range.
  */
 void tern_pt_update_size(struct tern_pt *pt, u64 va, u64 npages,
-			 struct tern_pt_update_size *size)
+			 struct tern_pt_update_room *size)
 {
 	memset(size, 0, sizeof(*size));
 	if (WARN_ON(!npages || va % TERN_PAGE_SIZE || va >= TERN_VA_LIMIT ||
@@ -790,14 +830,18 @@ static u32 tern_pt_emit_invalidate(u32 *cmd)
  * did not change are copied with the value they have.  The buffer must run
  * in a privileged slot, and before the next update of the tree begins.
  *
- * Return: the buffer's length in dwords, 0 if the device has nothing to
- * do (nothing recorded and no @invalidate).
+ * @dwords: receives the buffer's length in dwords, 0 if the device has
+ *	nothing to do (nothing recorded and no @invalidate)
+ *
+ * Return: 0; -EIO if the update could not record a change (a bug, warned
+ * about): the CPU's view of the tree then differs from what the buffer
+ * would make of the tables, and *@dwords is 0.
  */
-u32 tern_pt_update_end(struct tern_pt *pt, u32 *cmd, u64 staging_addr,
-		       bool invalidate)
+int tern_pt_update_end(struct tern_pt *pt, u32 *cmd, u64 staging_addr,
+		       bool invalidate, u32 *dwords)
 {
 	struct tern_pt_node *node, *next;
-	u32 dwords = 0;
+	u32 n = 0;
 
 	WARN_ON(!pt->recording);
 	list_for_each_entry_safe(node, next, &pt->dirty, link) {
@@ -807,7 +851,7 @@ u32 tern_pt_update_end(struct tern_pt *pt, u32 *cmd, u64 staging_addr,
 
 		list_del_init(&node->link);
 		node->dirty = false;
-		if (!node->window_count)
+		if (node->dirty_first > node->dirty_last)
 			continue;
 		src = staging_addr + (node->window + node->dirty_first -
 				      node->window_first) * sizeof(u64);
@@ -817,13 +861,19 @@ u32 tern_pt_update_end(struct tern_pt *pt, u32 *cmd, u64 staging_addr,
 				    node->window_first + i] =
 				cpu_to_le64(tern_pt_link_value(node,
 							       node->dirty_first + i));
-		dwords += tern_pt_emit_copy(cmd + dwords, src, dst,
-					    count * sizeof(u64));
+		n += tern_pt_emit_copy(cmd + n, src, dst, count * sizeof(u64));
 	}
 	pt->nr_dirty = 0;
 	if (invalidate)
-		dwords += tern_pt_emit_invalidate(cmd + dwords);
+		n += tern_pt_emit_invalidate(cmd + n);
 	pt->recording = false;
 	pt->staging = NULL;
-	return dwords;
+	if (pt->failed) {
+		/* the buffer does not hold the whole change */
+		pt->failed = false;
+		*dwords = 0;
+		return -EIO;
+	}
+	*dwords = n;
+	return 0;
 }

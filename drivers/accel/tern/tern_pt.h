@@ -20,10 +20,13 @@ struct tern_pt_node;
  *	unlinks the table from its parent before calling this, but the device
  *	may still be walking it: the owner must not reuse the memory before the
  *	TLBs have been invalidated (e.g. defer the free).
+ * @discard_table: release a table obtained from @alloc_table that was never
+ *	in the tree (a reserved one left over): the device cannot know it.
  */
 struct tern_pt_ops {
 	void *(*alloc_table)(void *priv, u64 *dev_addr);
 	void (*free_table)(void *priv, void *table, u64 dev_addr);
+	void (*discard_table)(void *priv, void *table, u64 dev_addr);
 };
 
 /**
@@ -37,8 +40,12 @@ struct tern_pt_ops {
  * @gen: number of the open update; tables made during it carry it
  * @dirty: tables with recorded entries (&tern_pt_node.dirty_link)
  * @nr_dirty: entries of @dirty
- * @spare: tables reserved by tern_pt_reserve(), not in the tree
+ * @spare: non-leaf tables reserved by tern_pt_reserve(), not in the tree
  * @nr_spare: entries of @spare
+ * @spare_leaves: leaf tables reserved likewise
+ * @nr_spare_leaves: entries of @spare_leaves
+ * @failed: the open update could not record a change (a bug): its buffer
+ *	is not written
  * @range_start: first VA of the open update's range
  * @range_end: end of that range
  * @staging: the open update's staging array
@@ -55,11 +62,14 @@ struct tern_pt {
 	struct tern_pt_node *root;
 	u64 nr_tables;
 	bool recording;
-	u32 gen;
+	u64 gen;
 	struct list_head dirty;
 	unsigned int nr_dirty;
 	struct list_head spare;
 	unsigned int nr_spare;
+	struct list_head spare_leaves;
+	unsigned int nr_spare_leaves;
+	bool failed;
 	u64 range_start;
 	u64 range_end;
 	__le64 *staging;
@@ -68,13 +78,13 @@ struct tern_pt {
 };
 
 /**
- * struct tern_pt_update_size - room an update of a range may need
+ * struct tern_pt_update_room - room an update of a range may need
  * @tables: tables whose entries it may record, at most
  * @entries: entries it may record, at most
  * @cmd_bytes: bytes of commands tern_pt_update_end() may write
  * @staging_bytes: bytes of staged entries it may write
  */
-struct tern_pt_update_size {
+struct tern_pt_update_room {
 	u64 tables;
 	u64 entries;
 	u64 cmd_bytes;
@@ -90,13 +100,13 @@ void tern_pt_unmap(struct tern_pt *pt, u64 va, u64 npages);
 u64 tern_pt_tables_needed(struct tern_pt *pt, u64 va, u64 npages);
 int tern_pt_lookup(struct tern_pt *pt, u64 va, u64 *pte);
 
-int tern_pt_reserve(struct tern_pt *pt, u64 count);
+int tern_pt_reserve(struct tern_pt *pt, u64 va, u64 npages);
 void tern_pt_unreserve(struct tern_pt *pt);
 void tern_pt_update_size(struct tern_pt *pt, u64 va, u64 npages,
-			 struct tern_pt_update_size *size);
+			 struct tern_pt_update_room *size);
 void tern_pt_update_begin(struct tern_pt *pt, u64 va, u64 npages,
 			  void *staging, u64 staging_bytes);
-u32 tern_pt_update_end(struct tern_pt *pt, u32 *cmd, u64 staging_addr,
-		       bool invalidate);
+int tern_pt_update_end(struct tern_pt *pt, u32 *cmd, u64 staging_addr,
+		       bool invalidate, u32 *dwords);
 
 #endif /* __TERN_PT_H__ */

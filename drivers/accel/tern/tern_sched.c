@@ -70,7 +70,9 @@
  * Outcomes: COMPLETED signals the fence; FAULTED signals it with -EIO, tells
  * the context (which stops taking work), cancels the context's queued jobs
  * and takes a devcoredump; the job cancelled behind a fault goes back to
- * its queue.
+ * its queue.  The driver's own queue of an engine (&tern_sched_ctx.kernel,
+ * tern_bind.c) is not cancelled by a fault or a hang of one of its jobs:
+ * that job fails alone, and the others run.
  *
  * Hangs: the watchdog samples TERN_ENG_PROGRESS (tern_policy_hung()).  When
  * the counter has not moved for the running context's timeout, the engine
@@ -904,7 +906,7 @@ static void tern_sched_check_preempt(struct tern_sched *s)
 
 	lockdep_assert_held(&s->lock);
 	if (!s->inflight || s->preempting || s->hang_suspect || s->stopped ||
-	    s->resetting || s->raw || s->policy.mode != TERN_POLICY_FAIR)
+	    s->resetting || s->raw)
 		return;
 
 	running = s->slot[s->order[0]];
@@ -912,7 +914,9 @@ static void tern_sched_check_preempt(struct tern_sched *s)
 	/* nothing else to run: nothing to decide, no register to read */
 	if (!next && !s->queued)
 		return;
-	ran = tern_engine_busy_ns(s->eng) - s->run_start_ns;
+	/* only fair preempts for time; the others only for the kernel queue */
+	ran = s->policy.mode == TERN_POLICY_FAIR ?
+	      tern_engine_busy_ns(s->eng) - s->run_start_ns : 0;
 
 	why = tern_policy_should_preempt(&s->policy, &running->pjob, ran,
 					 next ? &next->pjob : NULL);
@@ -1366,6 +1370,27 @@ void tern_sched_ctx_init(struct tern_sched *sched, struct tern_sched_ctx *sctx,
 	tern_policy_entity_add(&sched->policy, &sctx->entity, priority,
 			       weight * TERN_POLICY_WEIGHT_SCALE);
 	spin_unlock_irqrestore(&sched->lock, flags);
+}
+
+/**
+ * tern_sched_ctx_set_kernel() - make a context the driver's own queue of
+ *	its engine
+ * @sctx: the context, bound with tern_sched_ctx_init()
+ *
+ * Its jobs are picked before any other and preempt the running job, in
+ * every policy mode (tern_policy_set_kernel()); one that faults or hangs
+ * fails alone, the context is not cancelled (&tern_sched_ctx.kernel).  Its
+ * jobs must not be preemptible (no resume record).
+ */
+void tern_sched_ctx_set_kernel(struct tern_sched_ctx *sctx)
+{
+	struct tern_sched *s = sctx->sched;
+	unsigned long flags;
+
+	spin_lock_irqsave(&s->lock, flags);
+	sctx->kernel = true;
+	tern_policy_set_kernel(&s->policy, &sctx->entity);
+	spin_unlock_irqrestore(&s->lock, flags);
 }
 
 /**

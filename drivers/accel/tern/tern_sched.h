@@ -220,6 +220,7 @@ void tern_sched_fence_init(struct tern_sched *sched, struct tern_hw_fence *hw,
 			   u64 context, u64 seqno);
 void tern_sched_ctx_init(struct tern_sched *sched, struct tern_sched_ctx *sctx,
 			 unsigned int priority, u32 weight);
+void tern_sched_ctx_set_kernel(struct tern_sched_ctx *sctx);
 void tern_sched_ctx_fini(struct tern_sched_ctx *sctx);
 void tern_sched_push(struct tern_sched *sched, struct tern_sched_job *job);
 void tern_sched_queue(struct tern_sched *sched, struct tern_sched_job *job);

@@ -147,10 +147,12 @@ static DEFINE_IDA(tern_vm_ida);
  * struct tern_vm_garbage - what a removal gives back once no job can use it
  * @tables: page tables unlinked from the tree (&tern_vm_table.link)
  * @mappings: mappings removed from the drm_mm (&tern_vm_mapping.link)
+ * @link: in &tern_vm.reaping while its owner waits for the jobs
  */
 struct tern_vm_garbage {
 	struct list_head tables;
 	struct list_head mappings;
+	struct list_head link;
 };
 
 /**
@@ -180,6 +182,9 @@ struct tern_vm_garbage {
  *	from @pt, so no other change is made (protected by @bind_lock)
  * @limbo: what the failed changes removed: the device may still reach it,
  *	so it is kept until the VM is released (protected by @bind_lock)
+ * @reaping: garbage whose owner waits for the jobs that may still use it
+ *	(&tern_vm_garbage.link; protected by @lock): PCI remove frees its
+ *	tables, DMA memory of the device, if it comes first
  */
 struct tern_vm {
 	struct kref refcount;
@@ -204,6 +209,7 @@ struct tern_vm {
 	bool unplugged;
 	int error;
 	struct tern_vm_garbage limbo;
+	struct list_head reaping;
 };
 
 /**
@@ -253,6 +259,7 @@ static void tern_vm_garbage_init(struct tern_vm_garbage *g)
 {
 	INIT_LIST_HEAD(&g->tables);
 	INIT_LIST_HEAD(&g->mappings);
+	INIT_LIST_HEAD(&g->link);
 }
 
 /*
@@ -348,9 +355,26 @@ static void tern_vm_free_table(void *priv, void *table, u64 dev_addr)
 	list_add_tail(&t->link, &vm->dead_tables);
 }
 
+static void tern_vm_discard_table(void *priv, void *table, u64 dev_addr)
+{
+	struct tern_vm *vm = priv;
+	struct tern_vm_table *t;
+
+	/* under the lock tern_pt is used under: the tree's owner's */
+	lockdep_assert_held(&vm->lock);
+	t = xa_erase(&vm->tables, dev_addr >> TERN_PAGE_SHIFT);
+	if (WARN_ON(!t || t->cpu != table))
+		return;
+	/* never linked into the tree: the device never knew it */
+	dma_free_coherent(vm->tdev->drm.dev, TERN_PAGE_SIZE, t->cpu, t->dma);
+	kfree(t);
+	vm->nr_tables--;
+}
+
 static const struct tern_pt_ops tern_vm_pt_ops = {
 	.alloc_table = tern_vm_alloc_table,
 	.free_table = tern_vm_free_table,
+	.discard_table = tern_vm_discard_table,
 };
 
 /* Free page tables for good; no job can reach them any more. */
@@ -424,10 +448,16 @@ static void tern_vm_wait_users(struct tern_vm *vm)
 static void tern_vm_reap(struct tern_vm *vm, struct tern_vm_garbage *g)
 {
 	struct tern_vm_mapping *m, *next;
+	LIST_HEAD(tables);
 
 	/* even with nothing in @g: entries may have been cleared in place */
 	tern_vm_wait_users(vm);
-	tern_vm_free_tables(vm, &g->tables);
+	/* unless PCI remove freed them meanwhile (tern_vm_unplug()) */
+	mutex_lock(&vm->lock);
+	list_del_init(&g->link);
+	list_splice_init(&g->tables, &tables);
+	mutex_unlock(&vm->lock);
+	tern_vm_free_tables(vm, &tables);
 
 	list_for_each_entry(m, &g->mappings, link)
 		tern_bo_unpin(m->bo);
@@ -482,6 +512,7 @@ int tern_vm_create(struct tern_device *tdev, struct tern_vm **out)
 	mutex_init(&vm->lock);
 	mutex_init(&vm->bind_lock);
 	tern_vm_garbage_init(&vm->limbo);
+	INIT_LIST_HEAD(&vm->reaping);
 	drm_mm_init(&vm->mm, DRM_TERN_VA_START, TERN_VA_END - DRM_TERN_VA_START);
 	xa_init(&vm->tables);
 	INIT_LIST_HEAD(&vm->dead_tables);
@@ -663,7 +694,7 @@ unsigned int tern_vm_id(struct tern_vm *vm)
  */
 void tern_vm_unplug(struct tern_device *tdev)
 {
-	struct tern_vm_garbage g;
+	struct tern_vm_garbage g, *r;
 	struct tern_vm *vm;
 
 	mutex_lock(&tern_vm_list_lock);
@@ -671,13 +702,25 @@ void tern_vm_unplug(struct tern_device *tdev)
 		if (vm->tdev != tdev)
 			continue;
 		tern_vm_garbage_init(&g);
+		/*
+		 * A change in progress frees its update's buffer before it
+		 * releases this lock; its update's job was cancelled, so it
+		 * does not wait for the device.  Garbage waiting for jobs (some
+		 * may wait for foreign fences for long) is in @vm->reaping:
+		 * its tables go now, the rest when its owner is done.
+		 */
+		mutex_lock(&vm->bind_lock);
 		mutex_lock(&vm->lock);
 		vm->unplugged = true;
 		tern_pt_fini(&vm->pt);
 		/* no TLB to invalidate: the device was reset */
 		list_splice_tail_init(&vm->dead_tables, &g.tables);
+		list_splice_tail_init(&vm->limbo.tables, &g.tables);
+		list_for_each_entry(r, &vm->reaping, link)
+			list_splice_tail_init(&r->tables, &g.tables);
 		mutex_unlock(&vm->lock);
 		tern_vm_free_tables(vm, &g.tables);
+		mutex_unlock(&vm->bind_lock);
 	}
 	mutex_unlock(&tern_vm_list_lock);
 }
@@ -741,6 +784,8 @@ void tern_vm_debugfs_show(struct tern_device *tdev, struct drm_printer *p)
  * @staging: offset of the staged entries
  * @root: the root of the tree it changes
  * @dwords: length of the packets, 0 if the device has nothing to do
+ * @failed: the change could not be recorded whole (a bug): it must not run
+ * @run: what running it takes
  */
 struct tern_vm_update {
 	void *cpu;
@@ -749,28 +794,38 @@ struct tern_vm_update {
 	size_t staging;
 	u64 root;
 	u32 dwords;
+	bool failed;
+	struct tern_bind_run run;
 };
 
 /*
- * Allocate the buffer of a change of [va, va + range) and open the update
- * of the tree: from here on nothing can fail.
+ * Allocate the buffer of a change of [va, va + range) and what running it
+ * takes, then open the update of the tree: from here on nothing can fail.
  */
 static int tern_vm_update_begin(struct tern_vm *vm, u64 va, u64 range,
 				struct tern_vm_update *u)
 {
-	struct tern_pt_update_size size;
+	struct tern_pt_update_room room;
+	int ret;
 
+	lockdep_assert_held(&vm->bind_lock);
 	lockdep_assert_held(&vm->lock);
-	tern_pt_update_size(&vm->pt, va, range / TERN_PAGE_SIZE, &size);
-	u->staging = round_up(size.cmd_bytes, 64);
-	u->size = u->staging + size.staging_bytes;
+	tern_pt_update_size(&vm->pt, va, range / TERN_PAGE_SIZE, &room);
+	u->staging = round_up(room.cmd_bytes, 64);
+	u->size = u->staging + room.staging_bytes;
 	u->cpu = dma_alloc_coherent(vm->tdev->drm.dev, u->size, &u->dma,
 				    GFP_KERNEL);
 	if (!u->cpu)
 		return -ENOMEM;
+	ret = tern_bind_prepare(vm->tdev, room.cmd_bytes, &u->run);
+	if (ret) {
+		dma_free_coherent(vm->tdev->drm.dev, u->size, u->cpu, u->dma);
+		u->cpu = NULL;
+		return ret;
+	}
 	u->root = tern_pt_root(&vm->pt);
 	tern_pt_update_begin(&vm->pt, va, range / TERN_PAGE_SIZE,
-			     u->cpu + u->staging, size.staging_bytes);
+			     u->cpu + u->staging, room.staging_bytes);
 	return 0;
 }
 
@@ -778,9 +833,10 @@ static int tern_vm_update_begin(struct tern_vm *vm, u64 va, u64 range,
 static void tern_vm_update_end(struct tern_vm *vm, struct tern_vm_update *u,
 			       bool invalidate)
 {
+	lockdep_assert_held(&vm->bind_lock);
 	lockdep_assert_held(&vm->lock);
-	u->dwords = tern_pt_update_end(&vm->pt, u->cpu, u->dma + u->staging,
-				       invalidate);
+	u->failed = tern_pt_update_end(&vm->pt, u->cpu, u->dma + u->staging,
+				       invalidate, &u->dwords) != 0;
 }
 
 /*
@@ -795,13 +851,48 @@ static int tern_vm_update_run(struct tern_vm *vm, struct tern_vm_update *u)
 
 	lockdep_assert_held(&vm->bind_lock);
 	lockdep_assert_not_held(&vm->lock);
-	if (u->dwords)
-		ret = tern_bind_run(vm->tdev, u->cpu, u->dma, u->dwords, u->root);
+	if (u->failed)
+		ret = -EIO;
+	else if (u->dwords)
+		ret = tern_bind_run(vm->tdev, &u->run, u->cpu, u->dma, u->dwords,
+				    u->root);
+	tern_bind_release(&u->run);
 	dma_free_coherent(vm->tdev->drm.dev, u->size, u->cpu, u->dma);
 	u->cpu = NULL;
 	if (ret)
 		vm->error = drm_dev_is_unplugged(&vm->tdev->drm) ? -ENODEV : -EIO;
 	return ret ? vm->error : 0;
+}
+
+/*
+ * What a change removed, before @vm->bind_lock goes.  If the change did not
+ * run on a device that is still there, the device may still reach all of
+ * it: it stays with the address space until it is released, and the
+ * return is false.  Otherwise every engine's TLB is invalidated, before
+ * another change may reuse the range, and the garbage is put where PCI
+ * remove finds its tables (tern_vm_unplug()), for the caller to reap once
+ * it released @vm->bind_lock: the return is true.
+ */
+static bool tern_vm_give_back(struct tern_vm *vm, struct tern_vm_garbage *g,
+			      bool ran)
+{
+	lockdep_assert_held(&vm->bind_lock);
+	if (!ran && !drm_dev_is_unplugged(&vm->tdev->drm)) {
+		list_splice_tail_init(&g->tables, &vm->limbo.tables);
+		list_splice_tail_init(&g->mappings, &vm->limbo.mappings);
+		return false;
+	}
+	/*
+	 * The update flushed the copy engine's TLB; the other engines' go
+	 * now, before another change of the address space may reuse the
+	 * range.
+	 */
+	if (ran)
+		tern_device_tlb_invalidate(vm->tdev);
+	mutex_lock(&vm->lock);
+	list_add_tail(&g->link, &vm->reaping);
+	mutex_unlock(&vm->lock);
+	return true;
 }
 
 /*
@@ -928,7 +1019,7 @@ static int tern_vm_map(struct tern_vm *vm, struct tern_bo *bo, u64 va,
 		goto err_remove;
 	}
 	/* Everything the update needs, so that it cannot fail half-way. */
-	ret = tern_pt_reserve(&vm->pt, needed);
+	ret = tern_pt_reserve(&vm->pt, va, range / TERN_PAGE_SIZE);
 	if (!ret)
 		ret = tern_vm_update_begin(vm, va, range, &update);
 	if (ret) {
@@ -980,15 +1071,15 @@ static int tern_vm_map(struct tern_vm *vm, struct tern_bo *bo, u64 va,
 		list_add_tail(&m->link, &garbage.mappings);
 		tern_vm_retire(vm, &garbage);
 		mutex_unlock(&vm->lock);
+		tern_vm_give_back(vm, &garbage, true);
 	}
 	mutex_unlock(&vm->bind_lock);
-	if (ret && !err) {
-		tern_device_tlb_invalidate(vm->tdev);
+	if (ret && !err)
 		tern_vm_reap(vm, &garbage);
-	}
 	kfree(addrs);
 	kfree(new_vbo);
-	return ret ?: err;
+	/* a failed run says more than what it ran for */
+	return err ?: ret;
 
 err_remove:
 	drm_mm_remove_node(&m->node);
@@ -1012,6 +1103,7 @@ static int tern_vm_unmap(struct tern_vm *vm, u64 va, u64 range)
 	struct tern_vm_mapping *m;
 	struct drm_mm_node *node;
 	long timeout;
+	bool reap;
 	int ret = 0;
 
 	/* Every job submitted so far may use the range: let them finish. */
@@ -1063,19 +1155,11 @@ static int tern_vm_unmap(struct tern_vm *vm, u64 va, u64 range)
 	mutex_unlock(&vm->lock);
 
 	ret = tern_vm_update_run(vm, &update);
-	if (ret && !drm_dev_is_unplugged(&vm->tdev->drm)) {
-		/* the device may still reach all of it */
-		list_splice_tail_init(&garbage.tables, &vm->limbo.tables);
-		list_splice_tail_init(&garbage.mappings, &vm->limbo.mappings);
-		mutex_unlock(&vm->bind_lock);
-		return ret;
-	}
+	reap = tern_vm_give_back(vm, &garbage, !ret);
 	mutex_unlock(&vm->bind_lock);
-	/* the update flushed the copy engine's TLB; now every engine's */
-	tern_device_tlb_invalidate(vm->tdev);
-
-	/* Jobs submitted since the wait may still reach the range. */
-	tern_vm_reap(vm, &garbage);
+	/* jobs submitted since the first wait may still reach the range */
+	if (reap)
+		tern_vm_reap(vm, &garbage);
 	return ret;
 
 out_unlock:

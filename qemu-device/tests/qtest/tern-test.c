@@ -1182,6 +1182,106 @@ static void test_tlb_invalidation(void)
     tern_shutdown(&t);
 }
 
+/*
+ * Page tables changed by the device itself (docs/hardware.md 8.2), as the
+ * driver does: a privileged PHYS_COPY on the copy engine from a staging
+ * array into the leaf table retargets a mapping, links a new table and
+ * clears an entry; jobs on a compute engine then translate through the new
+ * entries (after a TLB invalidation for the changed one).  An 8-byte
+ * aligned copy and an unaligned one both copy exactly their bytes.
+ */
+static void test_page_tables_by_phys_copy(void)
+{
+    uint64_t root, pa, pb, leaf, staging, stage2, newleaf, pc, src, dst;
+    uint64_t l3, l2, l1;
+    Tern t;
+    Cmd c;
+
+    tern_boot(&t, "local-mem-size=16M");
+    root = as_new(&t);
+    pa = as_map_buf(&t, root, VA_BASE, PAGE, true);
+    pb = t_alloc(&t, PAGE);
+    l3 = root;
+    l2 = qtest_readq(t.qts, l3 + TERN_PT_INDEX(VA_BASE, 3) * 8) & TERN_PTE_ADDR_MASK;
+    l1 = qtest_readq(t.qts, l2 + TERN_PT_INDEX(VA_BASE, 2) * 8) & TERN_PTE_ADDR_MASK;
+    leaf = qtest_readq(t.qts, l1 + TERN_PT_INDEX(VA_BASE, 1) * 8) & TERN_PTE_ADDR_MASK;
+
+    /* warm engine 0's TLB with A */
+    c_init(&c);
+    c_write_imm(&c, VA_BASE, 1);
+    g_assert_cmpuint(run_cmd(&t, 0, &c, root, 0), ==, TERN_OUTCOME_COMPLETED);
+    g_assert_cmpuint(qtest_readl(t.qts, pa), ==, 1);
+    c_free(&c);
+
+    /* retarget VA_BASE to B by PHYS_COPY, ending with a TLB_INVALIDATE */
+    staging = t_alloc(&t, PAGE);
+    qtest_writeq(t.qts, staging, pb | TERN_PTE_VALID | TERN_PTE_WRITABLE);
+    qtest_writeq(t.qts, staging + 8, 0);
+    c_init(&c);
+    c_phys_copy(&c, staging, leaf + TERN_PT_INDEX(VA_BASE, 0) * 8, 8, 0);
+    c_tlb_invalidate(&c);
+    g_assert_cmpuint(run_cmd(&t, 2, &c, root, TERN_SLOT_FLAG_PRIVILEGED),
+                     ==, TERN_OUTCOME_COMPLETED);
+    c_free(&c);
+    /* engine 0's TLB is its own: invalidated by register, it walks to B */
+    ew(&t, 0, TERN_ENG_TLB_INVALIDATE, 1);
+    c_init(&c);
+    c_write_imm(&c, VA_BASE, 2);
+    g_assert_cmpuint(run_cmd(&t, 0, &c, root, 0), ==, TERN_OUTCOME_COMPLETED);
+    g_assert_cmpuint(qtest_readl(t.qts, pb), ==, 2);
+    g_assert_cmpuint(qtest_readl(t.qts, pa), ==, 1);
+    c_free(&c);
+
+    /* link a new leaf table (filled first) for the next 2 MiB: no TLB work */
+    newleaf = t_alloc(&t, PAGE);
+    pc = t_alloc(&t, PAGE);
+    qtest_writeq(t.qts, newleaf, pc | TERN_PTE_VALID | TERN_PTE_WRITABLE);
+    stage2 = t_alloc(&t, PAGE);
+    qtest_writeq(t.qts, stage2, newleaf | TERN_PTE_VALID);
+    c_init(&c);
+    c_phys_copy(&c, stage2, l1 + TERN_PT_INDEX(VA_BASE + 0x200000, 1) * 8, 8, 0);
+    g_assert_cmpuint(run_cmd(&t, 2, &c, root, TERN_SLOT_FLAG_PRIVILEGED),
+                     ==, TERN_OUTCOME_COMPLETED);
+    c_free(&c);
+    c_init(&c);
+    c_write_imm(&c, VA_BASE + 0x200000, 3);
+    g_assert_cmpuint(run_cmd(&t, 0, &c, root, 0), ==, TERN_OUTCOME_COMPLETED);
+    g_assert_cmpuint(qtest_readl(t.qts, pc), ==, 3);
+    c_free(&c);
+
+    /* clear VA_BASE's entry (copy from a zero word) and invalidate: a fault */
+    c_init(&c);
+    c_phys_copy(&c, staging + 8, leaf + TERN_PT_INDEX(VA_BASE, 0) * 8, 8, 0);
+    g_assert_cmpuint(run_cmd(&t, 2, &c, root, TERN_SLOT_FLAG_PRIVILEGED),
+                     ==, TERN_OUTCOME_COMPLETED);
+    c_free(&c);
+    ew(&t, 0, TERN_ENG_TLB_INVALIDATE, 1);
+    c_init(&c);
+    c_write_imm(&c, VA_BASE, 4);
+    g_assert_cmpuint(run_cmd(&t, 0, &c, root, 0), ==, TERN_OUTCOME_FAULTED);
+    check_fault(&t, 0, TERN_FAULT_NOT_PRESENT, VA_BASE, true, 0);
+    c_free(&c);
+
+    /* bus to bus, 8-byte words and an unaligned size: exactly their bytes */
+    src = t_alloc(&t, PAGE);
+    dst = t_alloc(&t, PAGE);
+    qtest_writeq(t.qts, src, 0x1122334455667788ull);
+    qtest_writeq(t.qts, src + 8, 0x99aabbccddeeff00ull);
+    qtest_writeq(t.qts, dst + 32, ~0ull);
+    c_init(&c);
+    c_phys_copy(&c, src, dst, 16, 0);
+    c_phys_copy(&c, src, dst + 20, 12, 0);
+    g_assert_cmpuint(run_cmd(&t, 2, &c, root, TERN_SLOT_FLAG_PRIVILEGED),
+                     ==, TERN_OUTCOME_COMPLETED);
+    c_free(&c);
+    g_assert_cmphex(qtest_readq(t.qts, dst), ==, 0x1122334455667788ull);
+    g_assert_cmphex(qtest_readq(t.qts, dst + 8), ==, 0x99aabbccddeeff00ull);
+    g_assert_cmphex(qtest_readl(t.qts, dst + 20), ==, 0x55667788);
+    g_assert_cmphex(qtest_readq(t.qts, dst + 24), ==, 0xddeeff0011223344ull);
+    g_assert_cmphex(qtest_readl(t.qts, dst + 32), ==, 0xffffffff);
+    tern_shutdown(&t);
+}
+
 /* ---- Tests: preemption --------------------------------------------------- */
 
 static void read_record(Tern *t, uint64_t rec, uint32_t *seqno,
@@ -2700,6 +2800,8 @@ int main(int argc, char **argv)
     qtest_add_func("/tern/mmu/tables-in-local-memory",
                    test_page_tables_in_local_memory);
     qtest_add_func("/tern/mmu/tlb-invalidation", test_tlb_invalidation);
+    qtest_add_func("/tern/mmu/page-tables-by-phys-copy",
+                   test_page_tables_by_phys_copy);
     qtest_add_func("/tern/faults/halt-until-cleared", test_fault_halts_engine);
     qtest_add_func("/tern/preempt/resume-later-start",
                    test_preempt_resume_later_start);

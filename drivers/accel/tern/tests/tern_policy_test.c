@@ -1054,6 +1054,56 @@ static void tern_policy_drmfair_switch(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, fake_pick(eng));
 }
 
+
+/*
+ * The driver's own queue (tern_policy_set_kernel()), in every mode: its
+ * job is picked before older jobs of others, a running job of another
+ * context is preempted for it, and it is itself never asked to make way.
+ */
+static void tern_policy_kernel_first(struct kunit *test)
+{
+	static const enum tern_policy_mode modes[] = {
+		TERN_POLICY_FAIR, TERN_POLICY_FIFO, TERN_POLICY_DRMFAIR,
+	};
+	unsigned int m;
+
+	for (m = 0; m < ARRAY_SIZE(modes); m++) {
+		struct fake_engine *eng = fake_engine(test, modes[m]);
+		struct fake_ctx *a, *h, *k;
+		struct fake_job *kj;
+
+		a = fake_ctx(eng, 1, TERN_POLICY_WEIGHT_SCALE, 20 * MS, false);
+		h = fake_ctx(eng, 2, TERN_POLICY_WEIGHT_SCALE, 20 * MS, false);
+		k = fake_ctx(eng, 2, 64 * TERN_POLICY_WEIGHT_SCALE, 100 * US, false);
+		tern_policy_set_kernel(&eng->p, &k->e);
+		fake_submit(eng, a, 1);
+		fake_submit(eng, a, 2);
+		fake_submit(eng, a, 3);
+		fake_run(eng, 2 * MS);
+		KUNIT_ASSERT_NOT_NULL(test, eng->slot[0]);
+		KUNIT_EXPECT_EQ_MSG(test, eng->slot[0]->id, 1, "mode %u", m);
+
+		/* submitted last, it runs next: the running job is preempted */
+		kj = fake_submit(eng, k, 100);
+		fake_tick(eng);
+		KUNIT_EXPECT_EQ_MSG(test, eng->preemptions, 1, "mode %u", m);
+		KUNIT_EXPECT_PTR_EQ_MSG(test, eng->slot[0], kj, "mode %u", m);
+
+		/* running, it yields to nothing, not even HIGH work */
+		fake_submit(eng, h, 50);
+		KUNIT_EXPECT_EQ(test, tern_policy_should_preempt(&eng->p, &kj->pj, 0,
+								 fake_pj(eng->slot[1])),
+				TERN_POLICY_REASON_NONE);
+		fake_run(eng, 200 * US);
+		KUNIT_EXPECT_EQ_MSG(test, k->completed, 1, "mode %u", m);
+		KUNIT_EXPECT_EQ_MSG(test, eng->log[0], 100, "mode %u", m);
+		fake_run(eng, 200 * MS);
+		KUNIT_EXPECT_EQ_MSG(test, a->completed + h->completed, 4, "mode %u", m);
+		tern_policy_entity_remove(&eng->p, &k->e);
+		KUNIT_EXPECT_NULL(test, eng->p.kernel);
+	}
+}
+
 static struct kunit_case tern_policy_cases[] = {
 	KUNIT_CASE(tern_policy_strict_priority),
 	KUNIT_CASE(tern_policy_fair_equal),
@@ -1075,6 +1125,7 @@ static struct kunit_case tern_policy_cases[] = {
 	KUNIT_CASE(tern_policy_owed_keeps_turn),
 	KUNIT_CASE(tern_policy_reasons),
 	KUNIT_CASE(tern_policy_drmfair_order),
+	KUNIT_CASE(tern_policy_kernel_first),
 	KUNIT_CASE(tern_policy_drmfair_aging),
 	KUNIT_CASE(tern_policy_drmfair_placement),
 	KUNIT_CASE(tern_policy_drmfair_no_preemption),

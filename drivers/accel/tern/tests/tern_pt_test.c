@@ -93,9 +93,21 @@ static void tern_fake_free_table(void *priv, void *table, u64 dev_addr)
 	KUNIT_FAIL(fa->test, "freeing unknown table %#llx", dev_addr);
 }
 
+/* A table never in the tree goes at once, deferred or not. */
+static void tern_fake_discard_table(void *priv, void *table, u64 dev_addr)
+{
+	struct tern_fake_alloc *fa = priv;
+	bool defer = fa->defer;
+
+	fa->defer = false;
+	tern_fake_free_table(priv, table, dev_addr);
+	fa->defer = defer;
+}
+
 static const struct tern_pt_ops tern_fake_ops = {
 	.alloc_table = tern_fake_alloc_table,
 	.free_table = tern_fake_free_table,
+	.discard_table = tern_fake_discard_table,
 };
 
 /* Free the tables given back while @defer was set. */
@@ -682,7 +694,7 @@ static void tern_pt_tables_needed_ranges(struct kunit *test)
  * @dwords: what tern_pt_update_end() wrote
  */
 struct tern_fake_buf {
-	struct tern_pt_update_size size;
+	struct tern_pt_update_room size;
 	u32 *cmd;
 	void *staging;
 	u32 dwords;
@@ -708,7 +720,8 @@ static void tern_fake_buf_begin(struct tern_pt *pt, u64 va, u64 npages,
 static void tern_fake_buf_end(struct kunit *test, struct tern_pt *pt,
 			      struct tern_fake_buf *b, bool invalidate)
 {
-	b->dwords = tern_pt_update_end(pt, b->cmd, FAKE_STAGING_DEV, invalidate);
+	KUNIT_ASSERT_EQ(test, tern_pt_update_end(pt, b->cmd, FAKE_STAGING_DEV,
+						 invalidate, &b->dwords), 0);
 	KUNIT_ASSERT_LE(test, (u64)b->dwords * 4, b->size.cmd_bytes);
 }
 
@@ -778,7 +791,9 @@ static void tern_pt_update_minimal(struct kunit *test)
 	/* only the root exists: one table, one entry */
 	KUNIT_EXPECT_EQ(test, b.size.tables, 1);
 	KUNIT_EXPECT_EQ(test, b.size.entries, 1);
-	KUNIT_ASSERT_EQ(test, tern_pt_reserve(&f->pt, 3), 0);
+	KUNIT_ASSERT_EQ(test, tern_pt_reserve(&f->pt, gib, 16), 0);
+	KUNIT_EXPECT_EQ(test, f->pt.nr_spare, 2);
+	KUNIT_EXPECT_EQ(test, f->pt.nr_spare_leaves, 1);
 	f->fa.fail_at = f->fa.calls + 1;
 	tern_fake_buf_begin(&f->pt, gib, 16, &b);
 	KUNIT_ASSERT_EQ(test, tern_pt_map(&f->pt, gib, pages, 16, 0), 0);
@@ -870,7 +885,9 @@ static void tern_pt_update_random_model(struct kunit *test)
 		if (map && !busy) {
 			u64 needed = tern_pt_tables_needed(&f->pt, va, n);
 
-			KUNIT_ASSERT_EQ(test, tern_pt_reserve(&f->pt, needed), 0);
+			KUNIT_ASSERT_EQ(test, tern_pt_reserve(&f->pt, va, n), 0);
+			KUNIT_ASSERT_EQ(test, f->pt.nr_spare + f->pt.nr_spare_leaves,
+					needed);
 			/* nothing is allocated once the update is open */
 			f->fa.fail_at = f->fa.calls + 1;
 			tern_fake_buf_begin(&f->pt, va, n, &b);
@@ -929,6 +946,28 @@ static void tern_pt_update_random_model(struct kunit *test)
 	KUNIT_EXPECT_GE(test, copies, maps);
 }
 
+/*
+ * A change outside the range its update was opened for (a caller's bug,
+ * warned about) is not written half: the update reports -EIO and writes no
+ * buffer, so that the owner does not run it.
+ */
+static void tern_pt_update_outside_range(struct kunit *test)
+{
+	struct tern_pt_fixture *f = test->priv;
+	const u64 gib = 1ull << 30;
+	u64 *pages = tern_pages(test, 2, 0x40000000);
+	struct tern_fake_buf b = {};
+
+	KUNIT_ASSERT_EQ(test, tern_pt_map(&f->pt, gib, pages, 2, 0), 0);
+	tern_fake_buf_alloc(test, &f->pt, gib + PAGE4K, 1, &b);
+	tern_fake_buf_begin(&f->pt, gib + PAGE4K, 1, &b);
+	tern_pt_unmap(&f->pt, gib, 1);
+	KUNIT_EXPECT_EQ(test, tern_pt_update_end(&f->pt, b.cmd, FAKE_STAGING_DEV,
+						 true, &b.dwords), -EIO);
+	KUNIT_EXPECT_EQ(test, b.dwords, 0);
+	KUNIT_EXPECT_FALSE(test, f->pt.recording);
+}
+
 static struct kunit_case tern_pt_cases[] = {
 	KUNIT_CASE(tern_pt_empty),
 	KUNIT_CASE(tern_pt_map_one),
@@ -946,6 +985,7 @@ static struct kunit_case tern_pt_cases[] = {
 	KUNIT_CASE(tern_pt_tables_needed_ranges),
 	KUNIT_CASE(tern_pt_update_minimal),
 	KUNIT_CASE(tern_pt_update_random_model),
+	KUNIT_CASE(tern_pt_update_outside_range),
 	{}
 };
 

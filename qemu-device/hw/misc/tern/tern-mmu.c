@@ -35,7 +35,6 @@ static bool tern_pt_read(TernEngine *eng, uint64_t table, bool local,
 {
     TernState *s = eng->dev;
     uint64_t addr = table + index * 8;
-    uint8_t buf[8];
 
     if (local) {
         if (table >= s->local_mem_size) {
@@ -44,11 +43,8 @@ static bool tern_pt_read(TernEngine *eng, uint64_t table, bool local,
         *pte = ldq_le_p(s->local_ptr + addr);
         return true;
     }
-    if (!tern_dma(s, addr, buf, sizeof(buf), false)) {
-        return false;
-    }
-    *pte = ldq_le_p(buf);
-    return true;
+    /* one access: a PHYS_COPY may be rewriting the entry (section 8.2) */
+    return tern_dma_ldq(s, addr, pte);
 }
 
 static TernStep tern_walk(TernEngine *eng, TernRun *run, uint64_t va,

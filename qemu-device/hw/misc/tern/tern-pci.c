@@ -65,6 +65,27 @@ bool tern_dma(TernState *s, uint64_t addr, void *buf, uint64_t len,
                       tern_dma_attrs) == MEMTX_OK;
 }
 
+/*
+ * One little-endian 64-bit word with one access: a page-table entry that a
+ * PHYS_COPY writes while another engine's walk reads it is seen whole, old
+ * or new (docs/hardware.md 8.2).
+ */
+bool tern_dma_ldq(TernState *s, uint64_t addr, uint64_t *val)
+{
+    if (!tern_dma_valid(s, addr, 8, false)) {
+        return false;
+    }
+    return ldq_le_pci_dma(PCI_DEVICE(s), addr, val, tern_dma_attrs) == MEMTX_OK;
+}
+
+bool tern_dma_stq(TernState *s, uint64_t addr, uint64_t val)
+{
+    if (!tern_dma_valid(s, addr, 8, true)) {
+        return false;
+    }
+    return stq_le_pci_dma(PCI_DEVICE(s), addr, val, tern_dma_attrs) == MEMTX_OK;
+}
+
 /* ---- Interrupts ---------------------------------------------------------- */
 
 static void tern_irq_bh(void *opaque)

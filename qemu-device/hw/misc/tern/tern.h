@@ -191,6 +191,8 @@ void tern_engine_reset_done(TernState *s, bool device_reset);
 bool tern_dma_valid(TernState *s, uint64_t addr, uint64_t len, bool write);
 bool tern_dma(TernState *s, uint64_t addr, void *buf, uint64_t len,
               bool write);
+bool tern_dma_ldq(TernState *s, uint64_t addr, uint64_t *val);
+bool tern_dma_stq(TernState *s, uint64_t addr, uint64_t val);
 
 /* tern-engine.c */
 void tern_engine_init(TernState *s, unsigned index, bool paused);
