@@ -73,8 +73,9 @@
  *   and the update's PHYS_COPY writes 8-byte aligned words of 8-byte
  *   aligned ranges, each with one access (docs/hardware.md 8.2).
  *   Children are linked only after they are initialised, with dma_wmb()
- *   between the CPU's writes to a new table and the entry that links it.  The device TLB never caches invalid entries, so new
- *   mappings are usable as soon as the update ran.  Removing mappings needs
+ *   between the CPU's writes to a new table and the entry that links it.
+ *   The device TLB never caches invalid entries, so new mappings are
+ *   usable as soon as the update ran.  Removing mappings needs
  *   the TLBs of every engine invalidated, which is the owner's job, as is
  *   not reusing freed tables before that invalidation (see
  *   &tern_pt_ops.free_table).

@@ -1054,7 +1054,6 @@ static void tern_policy_drmfair_switch(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, fake_pick(eng));
 }
 
-
 /*
  * The driver's own queue (tern_policy_set_kernel()), in every mode: its
  * job is picked before older jobs of others, a running job of another
