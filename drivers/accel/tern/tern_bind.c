@@ -53,9 +53,11 @@
 /**
  * struct tern_bind_job - one run of (part of) an update
  * @hw: the scheduler's view; @hw.fence is the run's hardware fence
+ * @run_ns: device time of the run, set before the fence signals
  */
 struct tern_bind_job {
 	struct tern_sched_job hw;
+	u64 run_ns;
 };
 
 static struct tern_bind_queue *to_bind_queue(struct tern_sched_ctx *sctx)
@@ -70,6 +72,7 @@ static void tern_bind_completed(struct tern_sched_ctx *sctx,
 
 	bq->jobs++;
 	bq->busy_ns += run_ns;
+	container_of(job, struct tern_bind_job, hw)->run_ns = run_ns;
 }
 
 static void tern_bind_faulted(struct tern_sched_ctx *sctx,
@@ -77,6 +80,7 @@ static void tern_bind_faulted(struct tern_sched_ctx *sctx,
 			      const struct tern_fault_info *fault, u64 run_ns)
 {
 	to_bind_queue(sctx)->busy_ns += run_ns;
+	container_of(job, struct tern_bind_job, hw)->run_ns = run_ns;
 }
 
 /* A hang or a reset needs nothing of the queue: the job runs again. */
@@ -251,6 +255,7 @@ static int tern_bind_run_once(struct tern_device *tdev, struct tern_bind_run *ru
 	dma_fence_wait(fence, false);
 	ret = dma_fence_get_status(fence);
 	dma_fence_put(fence);
+	run->device_ns += job->run_ns;
 	/* signalled: the scheduler is done with the job */
 	return ret < 0 ? ret : 0;
 }

@@ -45,12 +45,14 @@ struct tern_bind_job;
  * @fences: a hardware fence for each run
  * @nr_fences: entries of @fences
  * @used: fences used so far
+ * @device_ns: device time of its runs, for the account of whoever asked
  */
 struct tern_bind_run {
 	struct tern_bind_job *job;
 	struct tern_hw_fence **fences;
 	unsigned int nr_fences;
 	unsigned int used;
+	u64 device_ns;
 };
 
 int tern_bind_init(struct tern_device *tdev);

@@ -193,6 +193,8 @@ static void tern_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 	int idx;
 
 	tern_context_busy_ns(tfile, busy);
+	/* the copy engine's updates of the file's page tables are its work */
+	busy[DRM_TERN_ENGINE_CLASS_COPY] += tern_vm_update_ns(tfile->vm);
 	/* the device clock counts ns: cycles of a 1 GHz clock */
 	if (drm_dev_enter(&tdev->drm, &idx)) {
 		clock = tern_device_clock_ns(tdev);

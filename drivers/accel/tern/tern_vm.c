@@ -182,6 +182,8 @@ struct tern_vm_garbage {
  *	from @pt, so no other change is made (protected by @bind_lock)
  * @limbo: what the failed changes removed: the device may still reach it,
  *	so it is kept until the VM is released (protected by @bind_lock)
+ * @update_ns: device time of the address space's page-table updates,
+ *	charged to the file (fdinfo)
  * @reaping: garbage whose owner waits for the jobs that may still use it
  *	(&tern_vm_garbage.link; protected by @lock): PCI remove frees its
  *	tables, DMA memory of the device, if it comes first
@@ -209,6 +211,7 @@ struct tern_vm {
 	bool unplugged;
 	int error;
 	struct tern_vm_garbage limbo;
+	atomic64_t update_ns;
 	struct list_head reaping;
 };
 
@@ -669,6 +672,20 @@ struct dma_resv *tern_vm_resv(struct tern_vm *vm)
 }
 
 /**
+ * tern_vm_update_ns() - device time of a VM's page-table updates
+ * @vm: the VM
+ *
+ * The copy engine runs them for the file that owns @vm: its fdinfo counts
+ * them with its copy work.
+ *
+ * Return: nanoseconds of device time, failed runs included.
+ */
+u64 tern_vm_update_ns(struct tern_vm *vm)
+{
+	return atomic64_read(&vm->update_ns);
+}
+
+/**
  * tern_vm_id() - a VM's unique number
  * @vm: the VM
  *
@@ -856,6 +873,7 @@ static int tern_vm_update_run(struct tern_vm *vm, struct tern_vm_update *u)
 	else if (u->dwords)
 		ret = tern_bind_run(vm->tdev, &u->run, u->cpu, u->dma, u->dwords,
 				    u->root);
+	atomic64_add(u->run.device_ns, &vm->update_ns);
 	tern_bind_release(&u->run);
 	dma_free_coherent(vm->tdev->drm.dev, u->size, u->cpu, u->dma);
 	u->cpu = NULL;

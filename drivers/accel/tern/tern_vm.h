@@ -22,6 +22,7 @@ void tern_vm_put(struct tern_vm *vm);
 u64 tern_vm_root(struct tern_vm *vm);
 struct dma_resv *tern_vm_resv(struct tern_vm *vm);
 unsigned int tern_vm_id(struct tern_vm *vm);
+u64 tern_vm_update_ns(struct tern_vm *vm);
 void tern_vm_print(struct tern_vm *vm, struct drm_printer *p);
 void tern_vm_debugfs_show(struct tern_device *tdev, struct drm_printer *p);
 void tern_vm_unplug(struct tern_device *tdev);
