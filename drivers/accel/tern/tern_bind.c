@@ -23,11 +23,11 @@
  * privileged PHYS_COPY packets (and a TLB_INVALIDATE) and run by the copy
  * engine as a job of the driver's own queue, &struct tern_bind_queue: one
  * per device, a context of the copy engine's scheduler at
- * %DRM_TERN_PRIORITY_HIGH with the largest weight, so that under the
- * ``fair`` policy an update preempts the copies of applications at once
- * and waits behind no more than the preemption latency.  (``fifo`` and
- * ``drmfair`` never preempt: there an update waits for the copy job that
- * runs.)
+ * %DRM_TERN_PRIORITY_HIGH with the largest weight, which the policy treats
+ * apart in every mode (tern_policy_set_kernel()): an update is picked
+ * first and preempts the running copy job of an application, so it waits
+ * for no more than a preemption; after TERN_POLICY_KERNEL_STREAK updates in
+ * a row while other work waits, one pick goes to that work.
  *
  * An update job is not preemptible (its slot has no resume record), short
  * (a few PHYS_COPY packets of at most 4 KiB each) and idempotent: it
@@ -220,9 +220,9 @@ static int tern_bind_run_once(struct tern_device *tdev, struct tern_bind_run *ru
 	struct dma_fence *fence;
 	int ret;
 
-	/* tern_bind_prepare() counted them: a bug otherwise */
+	/* tern_bind_prepare() counted them: a bug otherwise, not retried */
 	if (WARN_ON(run->used >= run->nr_fences))
-		return -EIO;
+		return -EPROTO;
 	hw = run->fences[run->used++];
 	memset(job, 0, sizeof(*job));
 	job->hw.ctx = &bq->sctx;
@@ -286,8 +286,9 @@ static void tern_bind_count(struct tern_device *tdev, u64 *counter)
  * Context: process context, with no lock the scheduler or a fence
  * callback takes; sleeps until the update ran.
  * Return: 0 once the device made the update; -ENODEV if the device is
- * gone or the copy engine lost; -EIO (or the error of the last run) if the
- * update failed TERN_BIND_TRIES times: the tables may then hold part of it.
+ * gone or the copy engine was lost before the update was pushed, -EIO if
+ * it was lost with the update queued; -EIO or -ETIMEDOUT if the update
+ * failed TERN_BIND_TRIES times.  The tables may then hold part of it.
  */
 int tern_bind_run(struct tern_device *tdev, struct tern_bind_run *run,
 		  const u32 *cmd, dma_addr_t cmd_dma, u32 dwords, u64 root)
@@ -303,6 +304,9 @@ int tern_bind_run(struct tern_device *tdev, struct tern_bind_run *run,
 		/* a TLB_INVALIDATE left alone ends the last piece */
 		if (dwords - done - n == TERN_PKT_DWORDS_TLB_INVALIDATE)
 			n -= TERN_PKT_DWORDS_PHYS_COPY;
+		/* at least two packets per piece (TERN_BUF_SIZE_MAX_MIN) */
+		if (WARN_ON(!n))
+			return -EPROTO;
 		for (tries = 1; ; tries++) {
 			ret = tern_bind_run_once(tdev, run, cmd + done,
 						 cmd_dma + done * 4, n * 4, root);

@@ -149,8 +149,10 @@ int tern_device_init(struct tern_device *tdev)
 	tdev->local_mem_size = tern_read64(tdev, TERN_REG_LOCAL_MEM_SIZE_LO);
 	tdev->buf_size_max = tern_read(tdev, TERN_REG_BUF_SIZE_MAX);
 	tdev->tlb_entries = tern_read(tdev, TERN_REG_TLB_ENTRIES);
-	if (tdev->buf_size_max < 4) {
-		drm_err(drm, "bad BUF_SIZE_MAX %u\n", tdev->buf_size_max);
+	/* a page-table update runs in pieces of at least two PHYS_COPY */
+	if (tdev->buf_size_max < TERN_BUF_SIZE_MAX_MIN) {
+		drm_err(drm, "BUF_SIZE_MAX %u is below %u\n", tdev->buf_size_max,
+			TERN_BUF_SIZE_MAX_MIN);
 		return -ENODEV;
 	}
 

@@ -32,6 +32,11 @@
 #define TERN_MAX_QUEUED_BYTES_PER_FILE	(64ull << 20)
 #define TERN_MAX_HELD_BYTES_PER_FILE	(2 * TERN_MAX_QUEUED_BYTES_PER_FILE)
 #define TERN_RELEASE_DELAY_MAX_US	1000000
+/*
+ * Smallest BUF_SIZE_MAX the driver works with: its page-table updates run
+ * in pieces of whole PHYS_COPY packets, two at least (tern_bind.c).
+ */
+#define TERN_BUF_SIZE_MAX_MIN		64
 /* block of &tern_device.cmd_pool: a command copy and its resume record */
 #define TERN_CMD_POOL_BLOCK		PAGE_SIZE
 

@@ -81,7 +81,8 @@
  *   has a ready job again it is placed that far after the minimum of the
  *   queue as it is then.  One that was not ahead is placed just before the
  *   minimum entity when its class is higher, just after it when lower.
- * - Nothing is preempted (drm_sched cannot preempt) and there is no
+ * - Nothing is preempted (drm_sched cannot preempt), but for the kernel
+ *   queue of page-table updates (tern_policy_set_kernel()), and there is no
  *   quantum: a running job runs to its end; both slots are still filled.
  *
  * Cost: decisions look only at the entities that have ready jobs
@@ -119,6 +120,8 @@ void tern_policy_init(struct tern_policy *p, enum tern_policy_mode mode,
 	p->promised_bar = 0;
 	p->owed = NULL;
 	p->owed_ns = 0;
+	p->kernel = NULL;
+	p->kernel_streak = 0;
 }
 
 /*
@@ -274,13 +277,38 @@ void tern_policy_entity_remove(struct tern_policy *p,
  *
  * Whatever the mode, a ready job of @e is picked before any other, and the
  * running job of another entity is preempted for it
- * (%TERN_POLICY_REASON_KERNEL).  Its jobs are short and not preemptible:
+ * (%TERN_POLICY_REASON_KERNEL), except after TERN_POLICY_KERNEL_STREAK
+ * such picks in a row while other work waited: then one pick is made as
+ * without @e.  Its jobs are short and not preemptible:
  * the driver's page-table updates, which the jobs of every other entity may
  * be waiting for.
  */
 void tern_policy_set_kernel(struct tern_policy *p, struct tern_policy_entity *e)
 {
 	p->kernel = e;
+	p->kernel_streak = 0;
+}
+
+/*
+ * Whether the kernel queue takes the next pick: it has work, and it has not
+ * taken TERN_POLICY_KERNEL_STREAK picks in a row while other work waited
+ * (so that a stream of updates from many processes cannot starve the
+ * engine's other contexts: every so many updates, the policy picks as it
+ * would without them).
+ */
+static bool tern_policy_kernel_turn(const struct tern_policy *p)
+{
+	unsigned int ready = 0;
+	int c;
+
+	if (!p->kernel || !p->kernel->queued)
+		return false;
+	if (p->kernel_streak < TERN_POLICY_KERNEL_STREAK)
+		return true;
+	for (c = 0; c < TERN_POLICY_CLASSES; c++)
+		ready += p->ready_count[c];
+	/* the kernel queue is one of them */
+	return ready <= 1;
 }
 
 /* The entity's queue goes from empty to not empty. */
@@ -323,6 +351,8 @@ static struct tern_policy_job *tern_policy_dequeue(struct tern_policy *p,
 	job = list_first_entry(&e->queue, struct tern_policy_job, link);
 	list_del_init(&job->link);
 	tern_policy_queued_dec(p, e);
+	if (e != p->kernel)
+		p->kernel_streak = 0;
 	/*
 	 * However it is picked (a starved class's turn can pick it while a
 	 * higher class keeps the promise waiting), the promised job leaves
@@ -386,7 +416,8 @@ struct tern_policy_job *tern_policy_entity_peek(struct tern_policy_entity *e)
 }
 
 /*
- * The pick of a mode that never preempts (fifo, drmfair): the head job of
+ * The pick of a mode that preempts only for the kernel queue (fifo,
+ * drmfair): the head job of
  * @e, or NULL; such a mode keeps no promises, so those fair mode made go.
  */
 static struct tern_policy_job *
@@ -484,6 +515,8 @@ static int tern_policy_starved_class(const struct tern_policy *p, int top,
 	return -1;
 }
 
+static struct tern_policy_job *tern_policy_pick_others(struct tern_policy *p);
+
 /**
  * tern_policy_pick_next() - choose the job for a free slot
  * @p: the policy
@@ -495,15 +528,33 @@ static int tern_policy_starved_class(const struct tern_policy *p, int top,
  */
 struct tern_policy_job *tern_policy_pick_next(struct tern_policy *p)
 {
+	struct tern_policy_entity *k = p->kernel;
+	struct tern_policy_job *job;
+
+	/* before a promise or a debt: those stand for the next pick */
+	if (tern_policy_kernel_turn(p)) {
+		p->kernel_streak++;
+		p->last_pick = TERN_POLICY_REASON_KERNEL;
+		return tern_policy_dequeue(p, k);
+	}
+	if (!k || !k->queued)
+		return tern_policy_pick_others(p);
+	/* the others' turn: the kernel queue sits this pick out */
+	list_del_init(&k->ready_link);
+	p->ready_count[k->prio]--;
+	job = tern_policy_pick_others(p);
+	list_add_tail(&k->ready_link, &p->ready);
+	p->ready_count[k->prio]++;
+	return job;
+}
+
+/* A pick as the mode makes it, among the entities on @p->ready. */
+static struct tern_policy_job *tern_policy_pick_others(struct tern_policy *p)
+{
 	struct tern_policy_entity *e;
 	struct tern_policy_job *job;
 	int top, c;
 
-	/* before a promise or a debt: those stand for the next pick */
-	if (p->kernel && p->kernel->queued) {
-		p->last_pick = TERN_POLICY_REASON_KERNEL;
-		return tern_policy_dequeue(p, p->kernel);
-	}
 	if (p->mode == TERN_POLICY_FIFO)
 		return tern_policy_pick_fifo(p);
 	if (p->mode == TERN_POLICY_DRMFAIR)
@@ -616,7 +667,7 @@ tern_policy_should_preempt(const struct tern_policy *p,
 
 	if (p->kernel && r == p->kernel)
 		return TERN_POLICY_REASON_NONE;
-	if (p->kernel && (p->kernel->queued || (next && next->entity == p->kernel)))
+	if ((next && next->entity == p->kernel) || tern_policy_kernel_turn(p))
 		return TERN_POLICY_REASON_KERNEL;
 	if (p->mode != TERN_POLICY_FAIR)
 		return TERN_POLICY_REASON_NONE;
@@ -690,7 +741,8 @@ u64 tern_policy_next_check(const struct tern_policy *p,
 	u64 t = U64_MAX;
 	int c;
 
-	if (p->mode != TERN_POLICY_FAIR)
+	/* the kernel queue's job is not preemptible: nothing to ask */
+	if (p->mode != TERN_POLICY_FAIR || (p->kernel && r == p->kernel))
 		return U64_MAX;
 	/* nothing preempts a job picked for a starved class before this */
 	if (running == p->owed && running_ns < p->quantum_ns)

@@ -11,6 +11,11 @@
 
 /* Priority classes, numbered like DRM_TERN_PRIORITY_*: higher runs first. */
 #define TERN_POLICY_CLASSES		3
+/*
+ * Picks of the kernel queue in a row while other work waits, after which
+ * one pick goes to the others (tern_policy_set_kernel()).
+ */
+#define TERN_POLICY_KERNEL_STREAK	4
 
 /* Weight of a context of default weight; shares go as weights. */
 #define TERN_POLICY_WEIGHT_SCALE	1024u
@@ -21,10 +26,11 @@
  * enum tern_policy_mode - how a policy chooses
  * @TERN_POLICY_FAIR: priority classes, weighted fair share, quantum, no
  *	starvation
- * @TERN_POLICY_FIFO: first come, first served; never preempts
+ * @TERN_POLICY_FIFO: first come, first served; preempts only for the
+ *	kernel queue (tern_policy_set_kernel())
  * @TERN_POLICY_DRMFAIR: a model of the FAIR policy of Linux's DRM GPU
  *	scheduler: one queue ordered by virtual device time that lower
- *	classes accumulate faster; never preempts
+ *	classes accumulate faster; preempts only for the kernel queue
  */
 enum tern_policy_mode {
 	TERN_POLICY_FAIR,
@@ -141,6 +147,7 @@ struct tern_policy_entity {
  * @owed_ns: device time charged to @owed's entity since it was picked
  * @kernel: the driver's own entity on the engine, or NULL
  *	(tern_policy_set_kernel())
+ * @kernel_streak: picks of @kernel since the last pick of another entity
  * @last_pick: &enum tern_policy_reason of the last tern_policy_pick_next()
  *	that returned a job
  */
@@ -159,6 +166,7 @@ struct tern_policy {
 	const struct tern_policy_job *owed;
 	u64 owed_ns;
 	struct tern_policy_entity *kernel;
+	unsigned int kernel_streak;
 	enum tern_policy_reason last_pick;
 };
 

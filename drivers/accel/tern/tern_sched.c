@@ -137,7 +137,7 @@ static const struct kernel_param_ops tern_sched_policy_param_ops = {
 
 module_param_cb(sched_policy, &tern_sched_policy_param_ops, NULL, 0444);
 MODULE_PARM_DESC(sched_policy,
-		 "Scheduling policy: fair (priorities, fair share, preemption; default), fifo (first come, first served, no preemption) or drmfair (a model of drm_sched's FAIR policy: virtual time aged by priority, no preemption)");
+		 "Scheduling policy: fair (priorities, fair share, preemption; default), fifo (first come, first served, no preemption but for the driver's page-table updates) or drmfair (a model of drm_sched's FAIR policy: virtual time aged by priority, no preemption but for those updates)");
 
 static unsigned int quantum_us = 10000;
 module_param(quantum_us, uint, 0444);
@@ -366,7 +366,7 @@ static void tern_sched_drain(struct tern_sched *s, struct tern_sched_ctx *ctx)
  * the other: it is preempted at a packet boundary like any job, the
  * policy charges its device time to its context, and a higher-priority
  * job preempts it within the same latency.  ``fifo`` and ``drmfair``,
- * which never preempt, do not batch.
+ * which preempt only for the driver's page-table updates, do not batch.
  */
 
 /* Let the jobs that follow @head in its context's queue ride in its slot. */

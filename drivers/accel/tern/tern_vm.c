@@ -121,8 +121,9 @@
  * space of TERN_REG_SINGLE_ROOT: there, only one VM may exist at a time, and
  * opening the device a second time fails with -EBUSY.
  *
- * Lock order: &tern_vm.bind_lock, then &tern_vm.lock; tern_vm_list_lock,
- * then &tern_vm.lock (debugfs walks the VMs of a device).
+ * Lock order: tern_vm_list_lock (PCI remove, the release, debugfs), then
+ * &tern_vm.bind_lock, then &tern_vm.lock, then the device's reset lock
+ * (TLB invalidations).
  * &tern_vm.bind_lock is held across the wait for an update's job, so it is
  * never taken on the fence-signalling side, nor with a reservation object
  * held.  &tern_vm.lock is taken with no other tern lock than those held
@@ -579,12 +580,15 @@ static void tern_vm_release(struct kref *kref)
 	dma_resv_wait_timeout(&vm->resv, DMA_RESV_USAGE_BOOKKEEP, false,
 			      MAX_SCHEDULE_TIMEOUT);
 
+	/*
+	 * Off the list and the tables freed in one step: PCI remove
+	 * (tern_vm_unplug()) either frees them itself, before, or waits
+	 * here, so that they never go after remove returned.
+	 */
 	mutex_lock(&tern_vm_list_lock);
 	list_del(&vm->link);
 	if (tern_vm_single_use(tdev))
 		tern_vm_set_single_root(tdev, 0);
-	mutex_unlock(&tern_vm_list_lock);
-
 	mutex_lock(&vm->lock);
 	drm_mm_for_each_node_safe(node, next, &vm->mm) {
 		struct tern_vm_mapping *m =
@@ -600,7 +604,9 @@ static void tern_vm_release(struct kref *kref)
 	mutex_unlock(&vm->lock);
 	/* the TLB is keyed by root, and a later VM may get this root table */
 	tern_device_tlb_invalidate(tdev);
-	/* No job is left to wait for: this only frees. */
+	tern_vm_free_tables(vm, &garbage.tables);
+	mutex_unlock(&tern_vm_list_lock);
+	/* No job is left to wait for: this only unpins and frees. */
 	tern_vm_reap(vm, &garbage);
 
 	WARN_ON(!xa_empty(&vm->tables) || vm->nr_tables || vm->nr_mappings ||
@@ -884,18 +890,23 @@ static int tern_vm_update_run(struct tern_vm *vm, struct tern_vm_update *u)
 
 /*
  * What a change removed, before @vm->bind_lock goes.  If the change did not
- * run on a device that is still there, the device may still reach all of
- * it: it stays with the address space until it is released, and the
- * return is false.  Otherwise every engine's TLB is invalidated, before
- * another change may reuse the range, and the garbage is put where PCI
- * remove finds its tables (tern_vm_unplug()), for the caller to reap once
- * it released @vm->bind_lock: the return is true.
+ * run, the device may still reach all of it: it stays with the address
+ * space until it is released, and the return is false.  Otherwise every
+ * engine's TLB is invalidated, before another change may reuse the range,
+ * and the garbage is put where PCI remove finds its tables
+ * (tern_vm_unplug()), for the caller to reap once it released
+ * @vm->bind_lock: the return is true.
  */
 static bool tern_vm_give_back(struct tern_vm *vm, struct tern_vm_garbage *g,
 			      bool ran)
 {
 	lockdep_assert_held(&vm->bind_lock);
-	if (!ran && !drm_dev_is_unplugged(&vm->tdev->drm)) {
+	if (!ran) {
+		/*
+		 * Even if remove has begun: until it reset the device, jobs
+		 * may run on the entries the update did not clear.  Remove
+		 * frees the tables (tern_vm_unplug()), the release the rest.
+		 */
 		list_splice_tail_init(&g->tables, &vm->limbo.tables);
 		list_splice_tail_init(&g->mappings, &vm->limbo.mappings);
 		return false;
@@ -905,8 +916,7 @@ static bool tern_vm_give_back(struct tern_vm *vm, struct tern_vm_garbage *g,
 	 * now, before another change of the address space may reuse the
 	 * range.
 	 */
-	if (ran)
-		tern_device_tlb_invalidate(vm->tdev);
+	tern_device_tlb_invalidate(vm->tdev);
 	mutex_lock(&vm->lock);
 	list_add_tail(&g->link, &vm->reaping);
 	mutex_unlock(&vm->lock);

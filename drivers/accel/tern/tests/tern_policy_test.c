@@ -1103,6 +1103,36 @@ static void tern_policy_kernel_first(struct kunit *test)
 	}
 }
 
+/*
+ * A queue of updates that never empties (many processes binding) does not
+ * starve the others, in any mode: after TERN_POLICY_KERNEL_STREAK updates
+ * in a row, one pick goes to them, and their work advances.
+ */
+static void tern_policy_kernel_bounded(struct kunit *test)
+{
+	static const enum tern_policy_mode modes[] = {
+		TERN_POLICY_FAIR, TERN_POLICY_FIFO, TERN_POLICY_DRMFAIR,
+	};
+	unsigned int m;
+
+	for (m = 0; m < ARRAY_SIZE(modes); m++) {
+		struct fake_engine *eng = fake_engine(test, modes[m]);
+		struct fake_ctx *low, *k;
+
+		low = fake_ctx(eng, 0, TERN_POLICY_WEIGHT_SCALE, 1 * MS, true);
+		k = fake_ctx(eng, 2, 64 * TERN_POLICY_WEIGHT_SCALE, 100 * US, true);
+		tern_policy_set_kernel(&eng->p, &k->e);
+		fake_submit(eng, low, 1);
+		fake_submit(eng, k, 2);
+		fake_submit(eng, k, 3);
+		fake_run(eng, 200 * MS);
+		KUNIT_EXPECT_GT_MSG(test, low->completed, 5, "mode %u", m);
+		KUNIT_EXPECT_GT_MSG(test, k->completed, 1000, "mode %u", m);
+		/* the updates still get most of the engine */
+		KUNIT_EXPECT_GT_MSG(test, k->completed * 100 * US, 100 * MS, "mode %u", m);
+	}
+}
+
 static struct kunit_case tern_policy_cases[] = {
 	KUNIT_CASE(tern_policy_strict_priority),
 	KUNIT_CASE(tern_policy_fair_equal),
@@ -1125,6 +1155,7 @@ static struct kunit_case tern_policy_cases[] = {
 	KUNIT_CASE(tern_policy_reasons),
 	KUNIT_CASE(tern_policy_drmfair_order),
 	KUNIT_CASE(tern_policy_kernel_first),
+	KUNIT_CASE(tern_policy_kernel_bounded),
 	KUNIT_CASE(tern_policy_drmfair_aging),
 	KUNIT_CASE(tern_policy_drmfair_placement),
 	KUNIT_CASE(tern_policy_drmfair_no_preemption),
