@@ -86,6 +86,56 @@ static bool map_and_use(int fd, uint32_t ctx, uint64_t va, uint32_t value,
 	return ok;
 }
 
+/*
+ * A 1 s copy job (@dw) on @copy_ctx, then a map while it runs: the map
+ * returns before the job ends, and the job still completes and writes
+ * 0x5151 at the start of @cpu.  @mode names the policy in the messages.
+ */
+static void map_under_copy(int fd, uint32_t ctx, uint32_t copy_ctx,
+			   const uint32_t *dw, uint32_t n, uint32_t bo,
+			   volatile uint32_t *cpu, uint64_t va, const char *mode)
+{
+	uint32_t so = syncobj_new(fd), bo2;
+	int err;
+
+	cpu[0] = 0;
+	err = submit(fd, copy_ctx, dw, n, &bo, 1, 0, so, NULL);
+	tap_ok(!err, "%s: a 1 s copy job is submitted (%s)", mode, strerror(-err));
+	usleep(100000);
+	tap_ok(map_and_use(fd, ctx, va, 0x77, &bo2), "%s: a map made while it runs works",
+	       mode);
+	err = syncobj_wait(fd, so, 0);
+	tap_ok(err == -ETIME, "%s: the map returned before the copy job ended (%s)", mode,
+	       strerror(-err));
+	err = syncobj_wait(fd, so, 20000);
+	tap_ok(!err && core_fence_status(fd, so) == 1 && cpu[0] == 0x5151,
+	       "%s: the copy job, preempted by the update, completes with its result",
+	       mode);
+	drmSyncobjDestroy(fd, so);
+}
+
+/*
+ * Arm injection @op (3 fault, 1 hang) on the copy engine, map at @va: the
+ * update takes it, runs again, and the map works.
+ */
+static void map_under_injection(int fd, uint32_t ctx, unsigned int copy_engine,
+				unsigned int op, uint64_t va, const char *what)
+{
+	struct bind_stats st0, st;
+	uint32_t bo2;
+	bool ok;
+
+	core_drain_coredumps();
+	bind_stats(&st0);
+	tap_ok(core_inject(copy_engine, op), "a %s is armed on the copy engine", what);
+	tap_ok(map_and_use(fd, ctx, va, 0x88, &bo2), "a map made then works (%s)", what);
+	ok = bind_stats(&st);
+	tap_ok(ok && st.retries == st0.retries + 1 && st.failures == st0.failures,
+	       "its update took the %s and ran again (retries %llu -> %llu)", what,
+	       st0.retries, st.retries);
+	core_drain_coredumps();
+}
+
 struct worker {
 	int fd;
 	uint64_t base;
@@ -142,7 +192,7 @@ int main(void)
 {
 	struct bind_stats st0, st;
 	struct drm_tern_get_info info;
-	uint32_t ctx, copy_ctx, bo, bo2, dw[8], n, so;
+	uint32_t ctx, copy_ctx, bo, dw[8], n, so;
 	unsigned int copy_engine;
 	pid_t pids[PROCS];
 	int fd, i, err, status, failed;
@@ -186,42 +236,18 @@ int main(void)
 		return tap_exit_status();
 	}
 	cpu = map;
-	so = syncobj_new(fd);
 	n = 0;
 	pkt_spin(dw, &n, 1000000);
 	pkt_write_imm(dw, &n, VA, 0x5151);
 	err = ctx_create_class_on(fd, DRM_TERN_PRIORITY_NORMAL, DRM_TERN_ENGINE_CLASS_COPY,
 				  0, copy_engine, &copy_ctx);
-	if (!err)
-		err = submit(fd, copy_ctx, dw, n, &bo, 1, 0, so, NULL);
-	tap_ok(!err, "a 1 s copy job is submitted (%s)", strerror(-err));
-	usleep(100000);
-	tap_ok(map_and_use(fd, ctx, VA + (1ull << 30), 0x77, &bo2),
-	       "a map made while it runs works");
-	err = syncobj_wait(fd, so, 0);
-	tap_ok(err == -ETIME, "the map returned before the copy job ended (%s)",
-	       strerror(-err));
-	err = syncobj_wait(fd, so, 20000);
-	tap_ok(!err && core_fence_status(fd, so) == 1 && cpu[0] == 0x5151,
-	       "the copy job, preempted by the update, completes with its result");
-	drmSyncobjDestroy(fd, so);
-
+	tap_ok(!err, "a copy context (%s)", strerror(-err));
+	map_under_copy(fd, ctx, copy_ctx, dw, n, bo, cpu, VA + (1ull << 30), "fair");
 	/* fifo never preempts applications' jobs, but it does for an update */
 	if (core_debugfs_path("sched_policy", path, sizeof(path)) &&
 	    core_write_file(path, "fifo")) {
-		cpu[0] = 0;
-		so = syncobj_new(fd);
-		err = submit(fd, copy_ctx, dw, n, &bo, 1, 0, so, NULL);
-		usleep(100000);
-		tap_ok(!err && map_and_use(fd, ctx, VA + (5ull << 30), 0x66, &bo2),
-		       "fifo: a map made while a 1 s copy job runs works");
-		err = syncobj_wait(fd, so, 0);
-		tap_ok(err == -ETIME, "fifo: the map returned before the copy job ended (%s)",
-		       strerror(-err));
-		err = syncobj_wait(fd, so, 20000);
-		tap_ok(!err && core_fence_status(fd, so) == 1 && cpu[0] == 0x5151,
-		       "fifo: the copy job completes with its result");
-		drmSyncobjDestroy(fd, so);
+		map_under_copy(fd, ctx, copy_ctx, dw, n, bo, cpu, VA + (5ull << 30),
+			       "fifo");
 		tap_ok(core_write_file(path, "fair"), "back to fair");
 	} else {
 		tap_skip("no debugfs sched_policy");
@@ -229,25 +255,8 @@ int main(void)
 
 	/* an update that takes an injected fault or hang runs again */
 	if (info.caps & DRM_TERN_CAP_FAULT_INJECT) {
-		core_drain_coredumps();
-		bind_stats(&st0);
-		tap_ok(core_inject(copy_engine, 3), "a fault is armed on the copy engine");
-		tap_ok(map_and_use(fd, ctx, VA + (2ull << 30), 0x88, &bo2),
-		       "a map made then works");
-		ok = bind_stats(&st);
-		tap_ok(ok && st.retries == st0.retries + 1 && st.failures == st0.failures,
-		       "its update took the fault and ran again (retries %llu -> %llu)",
-		       st0.retries, st.retries);
-		core_drain_coredumps();
-		st0 = st;
-		tap_ok(core_inject(copy_engine, 1), "a hang is armed on the copy engine");
-		tap_ok(map_and_use(fd, ctx, VA + (3ull << 30), 0x99, &bo2),
-		       "a map made then works, after the engine reset");
-		ok = bind_stats(&st);
-		tap_ok(ok && st.retries == st0.retries + 1 && st.failures == st0.failures,
-		       "its update hung and ran again (retries %llu -> %llu)", st0.retries,
-		       st.retries);
-		core_drain_coredumps();
+		map_under_injection(fd, ctx, copy_engine, 3, VA + (2ull << 30), "fault");
+		map_under_injection(fd, ctx, copy_engine, 1, VA + (3ull << 30), "hang");
 	} else {
 		tap_skip("no fault injection");
 	}

@@ -316,6 +316,13 @@ static void tern_vm_bo_put(struct tern_vm *vm, struct tern_vm_bo *vbo)
 	kfree(vbo);
 }
 
+/* The memory of a table no job can reach any more. */
+static void tern_vm_table_release(struct tern_vm *vm, struct tern_vm_table *t)
+{
+	dma_free_coherent(vm->tdev->drm.dev, TERN_PAGE_SIZE, t->cpu, t->dma);
+	kfree(t);
+}
+
 static void *tern_vm_alloc_table(void *priv, u64 *dev_addr)
 {
 	struct tern_vm *vm = priv;
@@ -370,8 +377,7 @@ static void tern_vm_discard_table(void *priv, void *table, u64 dev_addr)
 	if (WARN_ON(!t || t->cpu != table))
 		return;
 	/* never linked into the tree: the device never knew it */
-	dma_free_coherent(vm->tdev->drm.dev, TERN_PAGE_SIZE, t->cpu, t->dma);
-	kfree(t);
+	tern_vm_table_release(vm, t);
 	vm->nr_tables--;
 }
 
@@ -388,8 +394,7 @@ static void tern_vm_free_tables(struct tern_vm *vm, struct list_head *tables)
 	u64 freed = 0;
 
 	list_for_each_entry_safe(t, next, tables, link) {
-		dma_free_coherent(vm->tdev->drm.dev, TERN_PAGE_SIZE, t->cpu, t->dma);
-		kfree(t);
+		tern_vm_table_release(vm, t);
 		freed++;
 	}
 	INIT_LIST_HEAD(tables);

@@ -1182,6 +1182,49 @@ static void test_tlb_invalidation(void)
     tern_shutdown(&t);
 }
 
+/* One privileged PHYS_COPY on the copy engine, maybe with a TLB_INVALIDATE */
+static void phys_copy_run(Tern *t, uint64_t root, uint64_t src, uint64_t dst,
+                          uint32_t size, bool invalidate)
+{
+    Cmd c;
+
+    c_init(&c);
+    c_phys_copy(&c, src, dst, size, 0);
+    if (invalidate) {
+        c_tlb_invalidate(&c);
+    }
+    g_assert_cmpuint(run_cmd(t, 2, &c, root, TERN_SLOT_FLAG_PRIVILEGED),
+                     ==, TERN_OUTCOME_COMPLETED);
+    c_free(&c);
+}
+
+/* A WRITE_IMM of @val at @va on engine @e; its outcome. */
+static uint32_t write_imm_run(Tern *t, unsigned e, uint64_t root, uint64_t va,
+                              uint32_t val)
+{
+    uint32_t outcome;
+    Cmd c;
+
+    c_init(&c);
+    c_write_imm(&c, va, val);
+    outcome = run_cmd(t, e, &c, root, 0);
+    c_free(&c);
+    return outcome;
+}
+
+/* Bus address of the table of @level that translates @va (below the root). */
+static uint64_t as_table(Tern *t, uint64_t root, uint64_t va, int level)
+{
+    uint64_t table = root & TERN_PTE_ADDR_MASK;
+    int l;
+
+    for (l = TERN_PT_LEVELS - 1; l > level; l--) {
+        table = qtest_readq(t->qts, table + TERN_PT_INDEX(va, l) * 8) &
+                TERN_PTE_ADDR_MASK;
+    }
+    return table;
+}
+
 /*
  * Page tables changed by the device itself (docs/hardware.md 8.2), as the
  * driver does: a privileged PHYS_COPY on the copy engine from a staging
@@ -1192,8 +1235,7 @@ static void test_tlb_invalidation(void)
  */
 static void test_page_tables_by_phys_copy(void)
 {
-    uint64_t root, pa, pb, leaf, staging, stage2, newleaf, pc, src, dst;
-    uint64_t l3, l2, l1;
+    uint64_t root, pa, pb, leaf, l1, staging, stage2, newleaf, pc, src, dst;
     Tern t;
     Cmd c;
 
@@ -1201,36 +1243,26 @@ static void test_page_tables_by_phys_copy(void)
     root = as_new(&t);
     pa = as_map_buf(&t, root, VA_BASE, PAGE, true);
     pb = t_alloc(&t, PAGE);
-    l3 = root;
-    l2 = qtest_readq(t.qts, l3 + TERN_PT_INDEX(VA_BASE, 3) * 8) & TERN_PTE_ADDR_MASK;
-    l1 = qtest_readq(t.qts, l2 + TERN_PT_INDEX(VA_BASE, 2) * 8) & TERN_PTE_ADDR_MASK;
-    leaf = qtest_readq(t.qts, l1 + TERN_PT_INDEX(VA_BASE, 1) * 8) & TERN_PTE_ADDR_MASK;
+    l1 = as_table(&t, root, VA_BASE, 1);
+    leaf = as_table(&t, root, VA_BASE, 0);
 
     /* warm engine 0's TLB with A */
-    c_init(&c);
-    c_write_imm(&c, VA_BASE, 1);
-    g_assert_cmpuint(run_cmd(&t, 0, &c, root, 0), ==, TERN_OUTCOME_COMPLETED);
+    g_assert_cmpuint(write_imm_run(&t, 0, root, VA_BASE, 1), ==,
+                     TERN_OUTCOME_COMPLETED);
     g_assert_cmpuint(qtest_readl(t.qts, pa), ==, 1);
-    c_free(&c);
 
     /* retarget VA_BASE to B by PHYS_COPY, ending with a TLB_INVALIDATE */
     staging = t_alloc(&t, PAGE);
     qtest_writeq(t.qts, staging, pb | TERN_PTE_VALID | TERN_PTE_WRITABLE);
     qtest_writeq(t.qts, staging + 8, 0);
-    c_init(&c);
-    c_phys_copy(&c, staging, leaf + TERN_PT_INDEX(VA_BASE, 0) * 8, 8, 0);
-    c_tlb_invalidate(&c);
-    g_assert_cmpuint(run_cmd(&t, 2, &c, root, TERN_SLOT_FLAG_PRIVILEGED),
-                     ==, TERN_OUTCOME_COMPLETED);
-    c_free(&c);
+    phys_copy_run(&t, root, staging, leaf + TERN_PT_INDEX(VA_BASE, 0) * 8, 8,
+                  true);
     /* engine 0's TLB is its own: invalidated by register, it walks to B */
     ew(&t, 0, TERN_ENG_TLB_INVALIDATE, 1);
-    c_init(&c);
-    c_write_imm(&c, VA_BASE, 2);
-    g_assert_cmpuint(run_cmd(&t, 0, &c, root, 0), ==, TERN_OUTCOME_COMPLETED);
+    g_assert_cmpuint(write_imm_run(&t, 0, root, VA_BASE, 2), ==,
+                     TERN_OUTCOME_COMPLETED);
     g_assert_cmpuint(qtest_readl(t.qts, pb), ==, 2);
     g_assert_cmpuint(qtest_readl(t.qts, pa), ==, 1);
-    c_free(&c);
 
     /* link a new leaf table (filled first) for the next 2 MiB: no TLB work */
     newleaf = t_alloc(&t, PAGE);
@@ -1238,29 +1270,19 @@ static void test_page_tables_by_phys_copy(void)
     qtest_writeq(t.qts, newleaf, pc | TERN_PTE_VALID | TERN_PTE_WRITABLE);
     stage2 = t_alloc(&t, PAGE);
     qtest_writeq(t.qts, stage2, newleaf | TERN_PTE_VALID);
-    c_init(&c);
-    c_phys_copy(&c, stage2, l1 + TERN_PT_INDEX(VA_BASE + 0x200000, 1) * 8, 8, 0);
-    g_assert_cmpuint(run_cmd(&t, 2, &c, root, TERN_SLOT_FLAG_PRIVILEGED),
-                     ==, TERN_OUTCOME_COMPLETED);
-    c_free(&c);
-    c_init(&c);
-    c_write_imm(&c, VA_BASE + 0x200000, 3);
-    g_assert_cmpuint(run_cmd(&t, 0, &c, root, 0), ==, TERN_OUTCOME_COMPLETED);
+    phys_copy_run(&t, root, stage2,
+                  l1 + TERN_PT_INDEX(VA_BASE + 0x200000, 1) * 8, 8, false);
+    g_assert_cmpuint(write_imm_run(&t, 0, root, VA_BASE + 0x200000, 3), ==,
+                     TERN_OUTCOME_COMPLETED);
     g_assert_cmpuint(qtest_readl(t.qts, pc), ==, 3);
-    c_free(&c);
 
     /* clear VA_BASE's entry (copy from a zero word) and invalidate: a fault */
-    c_init(&c);
-    c_phys_copy(&c, staging + 8, leaf + TERN_PT_INDEX(VA_BASE, 0) * 8, 8, 0);
-    g_assert_cmpuint(run_cmd(&t, 2, &c, root, TERN_SLOT_FLAG_PRIVILEGED),
-                     ==, TERN_OUTCOME_COMPLETED);
-    c_free(&c);
+    phys_copy_run(&t, root, staging + 8, leaf + TERN_PT_INDEX(VA_BASE, 0) * 8,
+                  8, false);
     ew(&t, 0, TERN_ENG_TLB_INVALIDATE, 1);
-    c_init(&c);
-    c_write_imm(&c, VA_BASE, 4);
-    g_assert_cmpuint(run_cmd(&t, 0, &c, root, 0), ==, TERN_OUTCOME_FAULTED);
+    g_assert_cmpuint(write_imm_run(&t, 0, root, VA_BASE, 4), ==,
+                     TERN_OUTCOME_FAULTED);
     check_fault(&t, 0, TERN_FAULT_NOT_PRESENT, VA_BASE, true, 0);
-    c_free(&c);
 
     /* bus to bus, 8-byte words and an unaligned size: exactly their bytes */
     src = t_alloc(&t, PAGE);
