@@ -37,11 +37,12 @@
  * tern_pt writes only valid bus addresses) is run again, up to
  * TERN_BIND_TRIES times, without stopping the queue for the other address
  * spaces; &tern_sched_ctx.kernel tells the scheduler so.  Updates of one
- * address space run one at a time in the order they were recorded
- * (&tern_vm.bind_lock), so running one again never undoes a later one.
+ * address space run one at a time in the order they were recorded (by the
+ * address space's bind worker, tern_vm_bind.c), so running one again never
+ * undoes a later one.
  *
- * tern_bind_run() pushes a job and waits for it: the callers hold no lock
- * the fence-signalling side takes.  A buffer longer than the device's
+ * tern_bind_run() pushes a job and waits for it: its caller, the bind
+ * worker, holds no lock then.  A buffer longer than the device's
  * BUF_SIZE_MAX is run as several jobs, split between packets.
  */
 
@@ -119,7 +120,8 @@ static void tern_bind_fini(struct drm_device *drm, void *data)
 {
 	struct tern_bind_queue *bq = data;
 
-	/* every job was waited for by its caller: none is left */
+	/* every file was closed, every bind ran: none is left */
+	destroy_workqueue(bq->wq);
 	tern_sched_ctx_fini(&bq->sctx);
 }
 
@@ -138,6 +140,9 @@ int tern_bind_init(struct tern_device *tdev)
 	ret = drmm_mutex_init(&tdev->drm, &bq->lock);
 	if (ret)
 		return ret;
+	bq->wq = alloc_workqueue("tern-bind", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!bq->wq)
+		return -ENOMEM;
 	bq->fence_context = dma_fence_context_alloc(1);
 	bq->sctx.ops = &tern_bind_sched_ops;
 	bq->sctx.tag = atomic_inc_return(&tdev->next_ctx_tag);

@@ -16,6 +16,8 @@ struct tern_device;
 /**
  * struct tern_bind_queue - the driver's queue of page-table updates
  * @sctx: its context on the copy engine's scheduler
+ * @wq: runs the address spaces' binds (&tern_vm.bind_work): on the
+ *	fence-signalling side, so with a rescuer
  * @lock: makes seqno order and push order the same
  * @fence_context: dma_fence context of its jobs
  * @next_seqno: seqno of the last job pushed (protected by @lock)
@@ -27,6 +29,7 @@ struct tern_device;
  */
 struct tern_bind_queue {
 	struct tern_sched_ctx sctx;
+	struct workqueue_struct *wq;
 	struct mutex lock; /* see above */
 	u64 fence_context;
 	u32 next_seqno;

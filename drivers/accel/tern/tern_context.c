@@ -371,6 +371,7 @@ int tern_context_create_ioctl(struct drm_device *drm, void *data,
 	struct drm_gpu_scheduler *sched_list[1];
 	struct tern_context *ctx;
 	struct tern_sched *sched;
+	bool entered = true;
 	u32 timeout_ms;
 	int ret, idx;
 
@@ -456,9 +457,20 @@ int tern_context_create_ioctl(struct drm_device *drm, void *data,
 	mutex_unlock(&tfile->lock);
 
 	if (args->flags & DRM_TERN_CONTEXT_CREATE_PROGRESS_VA) {
+		/*
+		 * Not inside drm_dev_enter(): the map waits for the binds
+		 * queued before it, which may wait for jobs that PCI remove
+		 * ends once no ioctl is inside.  If the device went meanwhile,
+		 * the mapping (its BO pinned) stays with the address space
+		 * until the file is closed.
+		 */
+		drm_dev_exit(idx);
 		ret = tern_vm_map_read_only(tfile->vm, ctx->progress_bo,
 					    args->progress_va,
 					    DRM_TERN_PROGRESS_SIZE);
+		entered = drm_dev_enter(drm, &idx);
+		if (!ret && !entered)
+			ret = -ENODEV;
 		if (ret)
 			goto out_unreserve;
 	}
@@ -493,7 +505,8 @@ out_free:
 out_uncount:
 	atomic_dec(&sched->ctx_count);
 out_exit:
-	drm_dev_exit(idx);
+	if (entered)
+		drm_dev_exit(idx);
 	return ret;
 }
 

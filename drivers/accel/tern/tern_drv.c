@@ -44,9 +44,9 @@
  *   preempts (the engine's interrupt reaches it through a callback);
  * - tern_engine.c, tern_device.c: registers, interrupts, resets.
  *
- * Memory (buffer objects, address spaces, page tables, the queue of
+ * Memory (buffer objects, address spaces, binds, page tables, the queue of
  * page-table updates) and the command validator are in tern_gem.c,
- * tern_vm.c, tern_pt.c, tern_bind.c and tern_validate.c.
+ * tern_vm.c, tern_vm_bind.c, tern_pt.c, tern_bind.c and tern_validate.c.
  *
  * Lock order (outer first):
  *
@@ -59,9 +59,13 @@
  *
  * and, apart from those, for the changes of an address space:
  *
- * - &tern_vm.bind_lock (held across the wait for an update's run)
- * - &tern_vm.lock (recording), or &tern_bind_queue.lock (numbering and
- *   push of an update's job), never both
+ * - tern_vm_list_lock (PCI remove, the release of a VM, debugfs, the
+ *   reaping of an unmap), or &tern_vm.bind_lock (the bind ioctls of an
+ *   address space; never taken by the worker that runs the binds), never
+ *   both
+ * - &tern_vm.lock (bookkeeping, recording), then &tern_device.reset_lock
+ *   (the TLB invalidation after an unmap); or &tern_bind_queue.lock
+ *   (numbering and push of an update's job), never with &tern_vm.lock
  *
  * and, with interrupts off:
  *
@@ -72,11 +76,13 @@
  *
  * &tern_device.reset_lock is taken around an engine reset, by the watchdog
  * (holding nothing else) or by debugfs raw_nop, and around the TLB
- * invalidation of an address-space change (under &tern_vm.bind_lock).  Nothing sleeps under the
- * spinlocks; the scheduler's completion work and watchdog run on the
- * ordered &tern_device.wq and never concurrently.  They and run_job are
- * fence-signalling sections (dma_fence_begin_signalling()): nothing there
- * allocates memory that reclaim could wait for, or waits for a fence.
+ * invalidation after an unmap (by the bind worker).  Nothing sleeps under
+ * the spinlocks; the scheduler's completion work and watchdog run on the
+ * ordered &tern_device.wq and never concurrently.  They, run_job and the
+ * bind worker (tern_vm_bind.c) are fence-signalling sections
+ * (dma_fence_begin_signalling()): nothing there allocates memory that
+ * reclaim could wait for; the bind worker waits only for the fence of its
+ * own update's job.
  *
  * PCI remove stops the hardware before it releases anything the hardware
  * can reach: see tern_remove().
@@ -175,6 +181,7 @@ static void tern_postclose(struct drm_device *drm, struct drm_file *file)
 
 	/* cancels what did not start; jobs on the engines keep the VM alive */
 	tern_context_destroy_all(tfile);
+	tern_vm_close(tfile->vm);
 	tern_vm_put(tfile->vm);
 	tern_file_usage_put(tfile->usage);
 	xa_destroy(&tfile->contexts);
@@ -226,6 +233,8 @@ static const struct drm_ioctl_desc tern_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(TERN_SUBMIT, tern_submit_ioctl, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(TERN_WAIT, tern_context_wait_ioctl, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(TERN_SUBMIT_MANY, tern_submit_many_ioctl, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(TERN_VM_BIND_OPS, tern_vm_bind_ops_ioctl, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(TERN_VM_GET_STATE, tern_vm_get_state_ioctl, DRM_RENDER_ALLOW),
 };
 
 static const struct file_operations tern_fops = {

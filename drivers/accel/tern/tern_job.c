@@ -25,6 +25,7 @@
 #include "tern_device.h"
 #include "tern_drv.h"
 #include "tern_job.h"
+#include "tern_sync.h"
 #include "tern_trace.h"
 #include "tern_validate.h"
 #include "tern_vm.h"
@@ -288,31 +289,6 @@ static void tern_job_release(struct tern_job *job)
 }
 
 /*
- * The first error among the job's in-fences, all signalled.  A timeline
- * point stands for the fence added at that point only; a fence array for
- * each of its fences.
- */
-static int tern_job_dep_error(struct tern_job *job)
-{
-	struct dma_fence_unwrap iter;
-	struct dma_fence *f;
-	u32 i;
-
-	for (i = 0; i < job->dep_count; i++) {
-		dma_fence_unwrap_for_each(f, &iter,
-					  dma_fence_chain_contained(job->deps[i])) {
-			int status = dma_fence_get_status(f);
-
-			if (status < 0) {
-				dma_fence_put(iter.chain);
-				return status;
-			}
-		}
-	}
-	return 0;
-}
-
-/*
  * The hardware fence signalled (runs where it signals, with the
  * scheduler's lock held): uncharge the job, and queue a job that did not
  * go through drm_sched to be freed.  drm_sched adds its own callback after
@@ -362,7 +338,7 @@ static struct dma_fence *tern_job_run(struct drm_sched_job *sched_job)
 	 * the entity killed): do not run, signal that error, in order.
 	 */
 	job->hw.error = sched_job->s_fence->finished.error ?:
-			tern_job_dep_error(job);
+			tern_sync_fences_error(job->deps, job->dep_count);
 	tern_job_put_deps(job);
 	dma_fence_get(job->hw.fence);
 	tern_job_push(job);
@@ -541,71 +517,6 @@ static void tern_resv_set_free(struct tern_resv_set *set)
 	kfree(set->usage);
 }
 
-/**
- * struct tern_out_sync - an out-syncobj, looked up before the job is armed
- * @syncobj: the syncobj (a reference)
- * @chain: preallocated chain node for a timeline point, else NULL
- * @point: the timeline point, 0 for binary
- */
-struct tern_out_sync {
-	struct drm_syncobj *syncobj;
-	struct dma_fence_chain *chain;
-	u64 point;
-};
-
-/* @out came from tern_job_get_out_syncs() with @small; NULL-safe. */
-static void tern_out_syncs_free(struct tern_out_sync *out, u32 count,
-				struct tern_out_sync *small)
-{
-	u32 i;
-
-	if (!out)
-		return;
-	for (i = 0; i < count; i++) {
-		if (out[i].syncobj)
-			drm_syncobj_put(out[i].syncobj);
-		dma_fence_chain_free(out[i].chain);
-	}
-	if (out != small)
-		kvfree(out);
-}
-
-static void tern_syncs_free(struct drm_tern_sync *syncs,
-			    struct drm_tern_sync *small)
-{
-	if (syncs != small)
-		kvfree(syncs);
-}
-
-/*
- * The user's array of @count syncs, checked; into @small (room for
- * TERN_SUBMIT_INLINE) when it fits.  Free with tern_syncs_free().
- */
-static struct drm_tern_sync *tern_copy_syncs(u64 uptr, u32 count,
-					     struct drm_tern_sync *small)
-{
-	struct drm_tern_sync *syncs = small;
-	u32 i;
-
-	if (count > TERN_SUBMIT_INLINE) {
-		syncs = kvmalloc_array(count, sizeof(*syncs), GFP_KERNEL);
-		if (!syncs)
-			return ERR_PTR(-ENOMEM);
-	}
-	if (copy_from_user(syncs, u64_to_user_ptr(uptr),
-			   array_size(count, sizeof(*syncs)))) {
-		tern_syncs_free(syncs, small);
-		return ERR_PTR(-EFAULT);
-	}
-	for (i = 0; i < count; i++) {
-		if (syncs[i].flags) {
-			tern_syncs_free(syncs, small);
-			return ERR_PTR(-EINVAL);
-		}
-	}
-	return syncs;
-}
-
 /*
  * Look up the in-syncobjs' fences (references in @job->deps).  Return 0
  * and whether all of them signalled already, or a negative errno.
@@ -614,37 +525,15 @@ static int tern_job_get_in_syncs(struct tern_job *job, struct drm_file *file,
 				 const struct drm_tern_submit *args,
 				 bool *signalled)
 {
-	struct drm_tern_sync small[TERN_SUBMIT_INLINE], *syncs;
-	int ret = 0;
-	u32 i;
-
 	*signalled = true;
 	if (!args->in_sync_count)
 		return 0;
-	syncs = tern_copy_syncs(args->in_syncs, args->in_sync_count, small);
-	if (IS_ERR(syncs))
-		return PTR_ERR(syncs);
 	job->deps = kvmalloc_array(args->in_sync_count, sizeof(*job->deps),
 				   GFP_KERNEL);
-	if (!job->deps) {
-		tern_syncs_free(syncs, small);
+	if (!job->deps)
 		return -ENOMEM;
-	}
-	for (i = 0; i < args->in_sync_count; i++) {
-		struct dma_fence *fence;
-
-		ret = drm_syncobj_find_fence(file, syncs[i].handle,
-					     syncs[i].point, 0, &fence);
-		/* a timeline point past the last one has no fence (yet) */
-		if (ret == -EINVAL)
-			ret = -ENOENT;
-		if (ret)
-			break;
-		job->deps[job->dep_count++] = fence;
-		*signalled &= dma_fence_is_signaled(fence);
-	}
-	tern_syncs_free(syncs, small);
-	return ret;
+	return tern_sync_in_fences(file, args->in_syncs, args->in_sync_count,
+				   job->deps, &job->dep_count, signalled);
 }
 
 /* The job waits for its dependencies in drm_sched: set it up there. */
@@ -668,55 +557,6 @@ static int tern_job_sched_init(struct tern_job *job, struct tern_file *tfile)
 	}
 	job->scheduled = true;
 	return 0;
-}
-
-/*
- * The out-syncobjs, looked up; into @small_out (room for
- * TERN_SUBMIT_INLINE, zeroed) when they fit.
- */
-static struct tern_out_sync *tern_job_get_out_syncs(struct drm_file *file,
-						    const struct drm_tern_submit *args,
-						    struct tern_out_sync *small_out)
-{
-	struct drm_tern_sync small[TERN_SUBMIT_INLINE], *syncs;
-	struct tern_out_sync *out = small_out;
-	int ret = 0;
-	u32 i;
-
-	if (!args->out_sync_count)
-		return NULL;
-	syncs = tern_copy_syncs(args->out_syncs, args->out_sync_count, small);
-	if (IS_ERR(syncs))
-		return ERR_CAST(syncs);
-
-	if (args->out_sync_count > TERN_SUBMIT_INLINE) {
-		out = kvcalloc(args->out_sync_count, sizeof(*out), GFP_KERNEL);
-		if (!out) {
-			tern_syncs_free(syncs, small);
-			return ERR_PTR(-ENOMEM);
-		}
-	}
-	for (i = 0; i < args->out_sync_count; i++) {
-		out[i].syncobj = drm_syncobj_find(file, syncs[i].handle);
-		if (!out[i].syncobj) {
-			ret = -ENOENT;
-			break;
-		}
-		out[i].point = syncs[i].point;
-		if (out[i].point) {
-			out[i].chain = dma_fence_chain_alloc();
-			if (!out[i].chain) {
-				ret = -ENOMEM;
-				break;
-			}
-		}
-	}
-	tern_syncs_free(syncs, small);
-	if (ret) {
-		tern_out_syncs_free(out, args->out_sync_count, small_out);
-		return ERR_PTR(ret);
-	}
-	return out;
 }
 
 static int tern_submit_check_args(struct tern_device *tdev,
@@ -896,7 +736,7 @@ static int tern_submit_one(struct tern_device *tdev, struct drm_file *file,
 			   const struct tern_cmd_place *place,
 			   struct tern_sched **kick)
 {
-	struct tern_out_sync small_out[TERN_SUBMIT_INLINE] = {};
+	struct tern_out_sync small_out[TERN_SYNC_INLINE] = {};
 	struct tern_file *tfile = to_tern_file(file);
 	struct tern_out_sync *out = NULL;
 	struct tern_resv_set resvs = {};
@@ -928,7 +768,8 @@ static int tern_submit_one(struct tern_device *tdev, struct drm_file *file,
 	if (IS_ERR(job))
 		return PTR_ERR(job);
 
-	out = tern_job_get_out_syncs(file, args, small_out);
+	out = tern_sync_out_get(file, args->out_syncs, args->out_sync_count,
+				small_out);
 	if (IS_ERR(out)) {
 		ret = PTR_ERR(out);
 		out = NULL;
@@ -1001,7 +842,7 @@ static int tern_submit_one(struct tern_device *tdev, struct drm_file *file,
 		atomic_inc(&ctx->sched_jobs);
 		drm_sched_entity_push_job(&job->base);
 	} else {
-		job->hw.error = tern_job_dep_error(job);
+		job->hw.error = tern_sync_fences_error(job->deps, job->dep_count);
 		tern_job_put_deps(job);
 		if (place && place->more && kick) {
 			/* the engine outlives the ioctl, the job may not */
@@ -1013,16 +854,8 @@ static int tern_submit_one(struct tern_device *tdev, struct drm_file *file,
 	}
 	mutex_unlock(&ctx->submit_lock);
 
-	for (i = 0; i < args->out_sync_count; i++) {
-		if (out[i].chain) {
-			drm_syncobj_add_point(out[i].syncobj, out[i].chain,
-					      done, out[i].point);
-			out[i].chain = NULL;
-		} else {
-			drm_syncobj_replace_fence(out[i].syncobj, done);
-		}
-	}
-	tern_out_syncs_free(out, args->out_sync_count, small_out);
+	tern_sync_out_signal(out, args->out_sync_count, done);
+	tern_sync_out_free(out, args->out_sync_count, small_out);
 	dma_fence_put(done);
 	tern_resv_set_free(&resvs);
 	return 0;
@@ -1031,7 +864,7 @@ out_unlock:
 	mutex_unlock(&ctx->submit_lock);
 out_release:
 	tern_resv_set_free(&resvs);
-	tern_out_syncs_free(out, args->out_sync_count, small_out);
+	tern_sync_out_free(out, args->out_sync_count, small_out);
 	tern_job_release(job);
 	return ret;
 }

@@ -111,7 +111,7 @@
  * @gen: &tern_pt.gen of the update that made the table (or of the last one
  *	before it): while that update is open the device cannot reach the
  *	table, and it is written directly
- * @link: in &tern_pt.spare while reserved, in &tern_pt.dirty while dirty
+ * @link: in a &struct tern_pt_pool while reserved, in &tern_pt.dirty while dirty
  * @children: for a non-leaf table, the node of each valid entry (NULL for a
  *	leaf)
  */
@@ -183,17 +183,21 @@ static void tern_pt_node_delete(struct tern_pt *pt, struct tern_pt_node *node)
 static struct tern_pt_node *tern_pt_node_alloc(struct tern_pt *pt,
 					       unsigned int level, u64 va)
 {
+	struct tern_pt_pool *pool = pt->pool;
 	struct tern_pt_node *node;
 
-	node = list_first_entry_or_null(level ? &pt->spare : &pt->spare_leaves,
+	node = list_first_entry_or_null(level ? &pool->spare : &pool->spare_leaves,
 					struct tern_pt_node, link);
 	if (node) {
 		list_del_init(&node->link);
 		if (level)
-			pt->nr_spare--;
+			pool->nr_spare--;
 		else
-			pt->nr_spare_leaves--;
+			pool->nr_spare_leaves--;
 	} else {
+		/* the owner's pool was filled for the worst case: a bug */
+		if (WARN_ON_ONCE(pool != &pt->reserve))
+			return NULL;
 		node = tern_pt_node_new(pt, level);
 		if (!node)
 			return NULL;
@@ -361,10 +365,8 @@ int tern_pt_init(struct tern_pt *pt, const struct tern_pt_ops *ops, void *priv)
 	pt->gen = 0;
 	INIT_LIST_HEAD(&pt->dirty);
 	pt->nr_dirty = 0;
-	INIT_LIST_HEAD(&pt->spare);
-	pt->nr_spare = 0;
-	INIT_LIST_HEAD(&pt->spare_leaves);
-	pt->nr_spare_leaves = 0;
+	tern_pt_pool_init(&pt->reserve);
+	pt->pool = &pt->reserve;
 	pt->failed = false;
 	pt->root = tern_pt_node_alloc(pt, TERN_PT_ROOT_LEVEL, 0);
 	return pt->root ? 0 : -ENOMEM;
@@ -640,6 +642,79 @@ int tern_pt_lookup(struct tern_pt *pt, u64 va, u64 *pte)
 }
 
 /**
+ * tern_pt_tables_split() - tables a map would add, and how many are leaves
+ * @pt: the tree, or NULL for the most any tree may need: one with nothing
+ *	mapped in the range's tables (the root apart)
+ * @va: first VA, 4 KiB aligned
+ * @npages: number of pages, not 0
+ * @leaves: receives how many of them are leaf tables
+ *
+ * Return: the number of new tables; 0 for a range outside the VA space or
+ * misaligned.
+ */
+u64 tern_pt_tables_split(struct tern_pt *pt, u64 va, u64 npages, u64 *leaves)
+{
+	u64 end = va + (npages << TERN_PAGE_SHIFT);
+
+	*leaves = 0;
+	if (!npages || va % TERN_PAGE_SIZE || va >= TERN_VA_LIMIT ||
+	    npages > (TERN_VA_LIMIT - va) >> TERN_PAGE_SHIFT)
+		return 0;
+	if (pt)
+		return tern_pt_needed_level(pt->root, TERN_PT_ROOT_LEVEL, va,
+					    end, leaves);
+	/* the root exists in every tree */
+	return tern_pt_needed_level(NULL, TERN_PT_ROOT_LEVEL, va, end,
+				    leaves) - 1;
+}
+
+/**
+ * tern_pt_pool_init() - make an empty pool
+ * @pool: the pool
+ */
+void tern_pt_pool_init(struct tern_pt_pool *pool)
+{
+	INIT_LIST_HEAD(&pool->spare);
+	INIT_LIST_HEAD(&pool->spare_leaves);
+	pool->nr_spare = 0;
+	pool->nr_spare_leaves = 0;
+}
+
+/**
+ * tern_pt_pool_fill() - put tables in a pool
+ * @pt: the tree whose allocator makes them
+ * @pool: the pool
+ * @tables: how many tables it must hold at least, leaves included
+ * @leaves: how many of those are leaf tables
+ *
+ * Needs no lock of the tree's: the pool is the caller's.
+ *
+ * Context: process context; may sleep.
+ * Return: 0, or -ENOMEM (the tables allocated stay in the pool).
+ */
+int tern_pt_pool_fill(struct tern_pt *pt, struct tern_pt_pool *pool,
+		      u64 tables, u64 leaves)
+{
+	struct tern_pt_node *node;
+
+	while (pool->nr_spare_leaves < leaves) {
+		node = tern_pt_node_new(pt, false);
+		if (!node)
+			return -ENOMEM;
+		list_add(&node->link, &pool->spare_leaves);
+		pool->nr_spare_leaves++;
+	}
+	while (pool->nr_spare < tables - leaves) {
+		node = tern_pt_node_new(pt, true);
+		if (!node)
+			return -ENOMEM;
+		list_add(&node->link, &pool->spare);
+		pool->nr_spare++;
+	}
+	return 0;
+}
+
+/**
  * tern_pt_reserve() - allocate the tables a map will need
  * @pt: the tree, with no update open
  * @va: first VA of the map, 4 KiB aligned
@@ -651,60 +726,65 @@ int tern_pt_lookup(struct tern_pt *pt, u64 va, u64 *pte)
  * cannot fail half-way.  What is left is released by tern_pt_unreserve().
  *
  * Context: process context; may sleep.
- * Return: 0, or -ENOMEM (the tables allocated stay in reserve).
+ * Return: 0, -EINVAL for a bad range, or -ENOMEM (the tables allocated
+ * stay in reserve).
  */
 int tern_pt_reserve(struct tern_pt *pt, u64 va, u64 npages)
 {
-	u64 leaves = 0, count;
-	struct tern_pt_node *node;
+	u64 leaves, count;
 
 	if (!npages || va % TERN_PAGE_SIZE || va >= TERN_VA_LIMIT ||
 	    npages > (TERN_VA_LIMIT - va) >> TERN_PAGE_SHIFT)
 		return -EINVAL;
-	count = tern_pt_needed_level(pt->root, TERN_PT_ROOT_LEVEL, va,
-				     va + (npages << TERN_PAGE_SHIFT), &leaves);
-	while (pt->nr_spare_leaves < leaves) {
-		node = tern_pt_node_new(pt, false);
-		if (!node)
-			return -ENOMEM;
-		list_add(&node->link, &pt->spare_leaves);
-		pt->nr_spare_leaves++;
-	}
-	while (pt->nr_spare < count - leaves) {
-		node = tern_pt_node_new(pt, true);
-		if (!node)
-			return -ENOMEM;
-		list_add(&node->link, &pt->spare);
-		pt->nr_spare++;
-	}
-	return 0;
+	count = tern_pt_tables_split(pt, va, npages, &leaves);
+	return tern_pt_pool_fill(pt, &pt->reserve, count, leaves);
 }
 
-static void tern_pt_discard(struct tern_pt *pt, struct list_head *list)
+/**
+ * tern_pt_pool_drain() - release the tables of a pool
+ * @pt: the tree whose allocator made them
+ * @pool: the pool, not in use by the tree
+ *
+ * They never were in a tree: they go back at once, through
+ * &tern_pt_ops.discard_table.
+ */
+void tern_pt_pool_drain(struct tern_pt *pt, struct tern_pt_pool *pool)
 {
 	struct tern_pt_node *node, *next;
+	struct list_head *lists[] = { &pool->spare, &pool->spare_leaves };
+	unsigned int i;
 
-	list_for_each_entry_safe(node, next, list, link) {
-		pt->ops->discard_table(pt->priv, node->table, node->dev_addr);
-		kfree(node->children);
-		kfree(node);
+	for (i = 0; i < ARRAY_SIZE(lists); i++) {
+		list_for_each_entry_safe(node, next, lists[i], link) {
+			pt->ops->discard_table(pt->priv, node->table,
+					       node->dev_addr);
+			kfree(node->children);
+			kfree(node);
+		}
 	}
-	INIT_LIST_HEAD(list);
+	tern_pt_pool_init(pool);
 }
 
 /**
  * tern_pt_unreserve() - release the tables still in reserve
  * @pt: the tree
- *
- * They never were in the tree: they go back at once, through
- * &tern_pt_ops.discard_table.
  */
 void tern_pt_unreserve(struct tern_pt *pt)
 {
-	tern_pt_discard(pt, &pt->spare);
-	tern_pt_discard(pt, &pt->spare_leaves);
-	pt->nr_spare = 0;
-	pt->nr_spare_leaves = 0;
+	tern_pt_pool_drain(pt, &pt->reserve);
+}
+
+/**
+ * tern_pt_use_pool() - where the tree's new tables come from
+ * @pt: the tree
+ * @pool: a pool of the owner's, filled for the worst case of the changes
+ *	to come: the tree then allocates nothing, and a map that would need
+ *	more tables than it holds fails (a bug, warned about).  NULL for the
+ *	tree's own reserve, then its allocator.
+ */
+void tern_pt_use_pool(struct tern_pt *pt, struct tern_pt_pool *pool)
+{
+	pt->pool = pool ?: &pt->reserve;
 }
 
 /* Existing tables under @node (of @level) meeting [start, end), and their entries there. */
@@ -753,6 +833,54 @@ void tern_pt_update_size(struct tern_pt *pt, u64 va, u64 npages,
 		return;
 	tern_pt_size_level(pt->root, TERN_PT_ROOT_LEVEL, va,
 			   va + (npages << TERN_PAGE_SHIFT), size);
+	size->cmd_bytes = size->tables * sizeof(struct tern_pkt_phys_copy) +
+			  sizeof(struct tern_pkt_tlb_invalidate);
+	size->staging_bytes = size->entries * sizeof(u64);
+}
+
+/**
+ * tern_pt_update_size_max() - room for an update of a range, whatever the
+ *	tree holds then
+ * @va: first VA of the range, 4 KiB aligned
+ * @npages: pages in the range, not 0
+ * @size: filled in: at least what tern_pt_update_size() says for the
+ *	range of any tree
+ *
+ * Only the root and, on each level below it, the first and the last table
+ * that meet the range can be covered partly: a table in between is
+ * covered whole, so it is made by a map or unlinked by an unmap, and its
+ * own entries are never recorded.  Takes constant time: for a change
+ * recorded later, on a tree that earlier changes will have changed.
+ */
+void tern_pt_update_size_max(u64 va, u64 npages,
+			     struct tern_pt_update_room *size)
+{
+	u64 start = va, end = va + (npages << TERN_PAGE_SHIFT);
+	int level;
+
+	memset(size, 0, sizeof(*size));
+	if (WARN_ON(!npages || va % TERN_PAGE_SIZE || va >= TERN_VA_LIMIT ||
+		    npages > (TERN_VA_LIMIT - va) >> TERN_PAGE_SHIFT))
+		return;
+	for (level = TERN_PT_ROOT_LEVEL; level >= 0; level--) {
+		u64 espan = tern_pt_span(level);
+		u64 tspan = espan * TERN_PT_ENTRIES;
+		u64 first = round_down(start, tspan);
+		u64 last = round_down(end - 1, tspan);
+		u64 t;
+
+		for (t = first; ; t = last) {
+			u64 s = max(start, t), e = min(end, t + tspan);
+
+			if (level == TERN_PT_ROOT_LEVEL ||
+			    s != t || e != t + tspan) {
+				size->tables++;
+				size->entries += tern_pt_blocks(s, e, espan);
+			}
+			if (t == last)
+				break;
+		}
+	}
 	size->cmd_bytes = size->tables * sizeof(struct tern_pkt_phys_copy) +
 			  sizeof(struct tern_pkt_tlb_invalidate);
 	size->staging_bytes = size->entries * sizeof(u64);

@@ -11,6 +11,23 @@
 struct tern_pt_node;
 
 /**
+ * struct tern_pt_pool - tables allocated ahead, not in any tree
+ * @spare: non-leaf tables
+ * @nr_spare: entries of @spare
+ * @spare_leaves: leaf tables
+ * @nr_spare_leaves: entries of @spare_leaves
+ *
+ * A change recorded where it must not allocate takes its tables from a
+ * pool filled beforehand (tern_pt_pool_fill(), tern_pt_use_pool()).
+ */
+struct tern_pt_pool {
+	struct list_head spare;
+	unsigned int nr_spare;
+	struct list_head spare_leaves;
+	unsigned int nr_spare_leaves;
+};
+
+/**
  * struct tern_pt_ops - how a page-table tree gets the memory of its tables
  * @alloc_table: allocate one 4 KiB table the device can read, return its
  *	CPU address (or NULL) and store its bus address in @dev_addr; the
@@ -40,10 +57,9 @@ struct tern_pt_ops {
  * @gen: number of the open update; tables made during it carry it
  * @dirty: tables with recorded entries (&tern_pt_node.dirty_link)
  * @nr_dirty: entries of @dirty
- * @spare: non-leaf tables reserved by tern_pt_reserve(), not in the tree
- * @nr_spare: entries of @spare
- * @spare_leaves: leaf tables reserved likewise
- * @nr_spare_leaves: entries of @spare_leaves
+ * @reserve: tables reserved by tern_pt_reserve(), not in the tree
+ * @pool: where new tables come from: @reserve, then the allocator; or a
+ *	pool of the owner's (tern_pt_use_pool()), and nothing else
  * @failed: the open update could not record a change (a bug): its buffer
  *	is not written
  * @range_start: first VA of the open update's range
@@ -65,10 +81,8 @@ struct tern_pt {
 	u64 gen;
 	struct list_head dirty;
 	unsigned int nr_dirty;
-	struct list_head spare;
-	unsigned int nr_spare;
-	struct list_head spare_leaves;
-	unsigned int nr_spare_leaves;
+	struct tern_pt_pool reserve;
+	struct tern_pt_pool *pool;
 	bool failed;
 	u64 range_start;
 	u64 range_end;
@@ -100,10 +114,19 @@ void tern_pt_unmap(struct tern_pt *pt, u64 va, u64 npages);
 u64 tern_pt_tables_needed(struct tern_pt *pt, u64 va, u64 npages);
 int tern_pt_lookup(struct tern_pt *pt, u64 va, u64 *pte);
 
+u64 tern_pt_tables_split(struct tern_pt *pt, u64 va, u64 npages, u64 *leaves);
+
 int tern_pt_reserve(struct tern_pt *pt, u64 va, u64 npages);
 void tern_pt_unreserve(struct tern_pt *pt);
+void tern_pt_pool_init(struct tern_pt_pool *pool);
+int tern_pt_pool_fill(struct tern_pt *pt, struct tern_pt_pool *pool,
+		      u64 tables, u64 leaves);
+void tern_pt_pool_drain(struct tern_pt *pt, struct tern_pt_pool *pool);
+void tern_pt_use_pool(struct tern_pt *pt, struct tern_pt_pool *pool);
 void tern_pt_update_size(struct tern_pt *pt, u64 va, u64 npages,
 			 struct tern_pt_update_room *size);
+void tern_pt_update_size_max(u64 va, u64 npages,
+			     struct tern_pt_update_room *size);
 void tern_pt_update_begin(struct tern_pt *pt, u64 va, u64 npages,
 			  void *staging, u64 staging_bytes);
 int tern_pt_update_end(struct tern_pt *pt, u32 *cmd, u64 staging_addr,

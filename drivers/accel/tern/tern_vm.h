@@ -27,7 +27,13 @@ void tern_vm_print(struct tern_vm *vm, struct drm_printer *p);
 void tern_vm_debugfs_show(struct tern_device *tdev, struct drm_printer *p);
 void tern_vm_unplug(struct tern_device *tdev);
 
+void tern_vm_close(struct tern_vm *vm);
+
 int tern_vm_bind_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
+int tern_vm_bind_ops_ioctl(struct drm_device *dev, void *data,
+			   struct drm_file *file);
+int tern_vm_get_state_ioctl(struct drm_device *dev, void *data,
+			    struct drm_file *file);
 int tern_vm_map_read_only(struct tern_vm *vm, struct tern_bo *bo, u64 va,
 			  u64 range);
 

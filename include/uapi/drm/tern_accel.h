@@ -368,6 +368,8 @@ struct tern_pkt_phys_copy {
 #define DRM_TERN_SUBMIT			0x07
 #define DRM_TERN_WAIT			0x08
 #define DRM_TERN_SUBMIT_MANY		0x09
+#define DRM_TERN_VM_BIND_OPS		0x0a
+#define DRM_TERN_VM_GET_STATE		0x0b
 
 /** DRM_TERN_MAX_ENGINES - size of &drm_tern_get_info.engine_class */
 #define DRM_TERN_MAX_ENGINES		8
@@ -549,8 +551,12 @@ enum drm_tern_priority {
  * -EACCES %DRM_TERN_PRIORITY_HIGH, or @weight above %DRM_TERN_WEIGHT_DEFAULT,
  * and the caller lacks CAP_SYS_NICE (the range checks come first);
  * -ENODEV no engine of that class (or every one of them was lost: an
- * engine reset that did not end); -EMFILE the file already has
- * &drm_tern_get_info.max_contexts contexts; -ENOMEM.
+ * engine reset that did not end), or the device is gone; -EMFILE the file
+ * already has &drm_tern_get_info.max_contexts contexts; -ENOMEM.  With
+ * %DRM_TERN_CONTEXT_CREATE_PROGRESS_VA, the page is mapped like
+ * DRM_IOCTL_TERN_VM_BIND maps: after the binds of the file queued before
+ * it, so also -EINTR/-ERESTARTSYS a signal arrived while it waited for
+ * them, and -EIO the address space takes no change any more.
  */
 struct drm_tern_context_create {
 	__u32 flags;
@@ -960,8 +966,11 @@ struct drm_tern_wait {
  *
  * A BO's pages stay allocated and pinned while it is mapped; a mapping keeps
  * the BO alive after its handle is closed, until it is unmapped or the file
- * is closed.  Unmapping waits until every job submitted before it on the
- * file has finished, so the device never touches memory that was unmapped.
+ * is closed.  DRM_IOCTL_TERN_VM_BIND's unmap waits until every job
+ * submitted before it on the file has finished; an unmap queued with
+ * DRM_IOCTL_TERN_VM_BIND_OPS waits for the jobs that listed its BO, and
+ * the pages go once no job can reach them: the device never touches memory
+ * that was given back.
  *
  * BOs are shared between files and processes with dma-buf (PRIME:
  * DRM_IOCTL_PRIME_HANDLE_TO_FD and DRM_IOCTL_PRIME_FD_TO_HANDLE), and mapped
@@ -1092,7 +1101,10 @@ enum drm_tern_vm_bind_op {
  *
  * The device's page tables are changed by the device itself: the kernel
  * records the change as a DMA buffer that its own queue runs on the copy
- * engine (it preempts a running copy job), and returns once it ran.
+ * engine (it preempts a running copy job), and returns once it ran.  The
+ * change is a bind of one operation (see DRM_IOCTL_TERN_VM_BIND_OPS): it
+ * runs after the binds of the file queued before it, which the ioctl first
+ * waits for, interruptibly.
  *
  * A map never replaces an existing mapping: the range must be free.  It
  * holds a reference on the BO and keeps its pages pinned until the mapping
@@ -1125,8 +1137,8 @@ enum drm_tern_vm_bind_op {
  * mapped yet) above half of the system's memory in BOs mapped (nothing was
  * changed);
  * -ENOMEM; -EINTR/-ERESTARTSYS a signal arrived while an unmap waited for
- * the jobs or a map for the BO's lock (nothing was changed); -ENODEV the
- * device is gone;
+ * the jobs, or a call for the binds queued before it (nothing was
+ * changed); -ENODEV the device is gone;
  * -EIO the device could not make the change (its copy engine was lost, or
  * the change failed repeatedly): the page tables may hold part of it, the
  * address space keeps the mapping (a map) or what it removed (an unmap)
@@ -1143,12 +1155,178 @@ struct drm_tern_vm_bind {
 	__u64 range;
 };
 
+/** DRM_TERN_VM_BIND_OPS_MAX - most operations of one DRM_IOCTL_TERN_VM_BIND_OPS */
+#define DRM_TERN_VM_BIND_OPS_MAX	64
+
+/**
+ * DRM_TERN_VM_BIND_QUEUE_MAX - most operations queued in one address space
+ *
+ * Counted from the ioctl that queues them to the end of their run: a
+ * DRM_IOCTL_TERN_VM_BIND_OPS beyond it fails with -EAGAIN.
+ */
+#define DRM_TERN_VM_BIND_QUEUE_MAX	1024
+
+/** DRM_TERN_VM_BIND_STRIDE_MAX - largest &drm_tern_vm_bind_ops.stride */
+#define DRM_TERN_VM_BIND_STRIDE_MAX	4096
+
+/** DRM_TERN_VM_BIND_OPS_SYNC - the ioctl returns once the bind is done */
+#define DRM_TERN_VM_BIND_OPS_SYNC	(1u << 0)
+
+/**
+ * struct drm_tern_vm_bind_ops - DRM_IOCTL_TERN_VM_BIND_OPS: queue a bind,
+ *	a change of the caller's address space made of several operations
+ * @ops: in: user pointer to an array of @count struct drm_tern_vm_bind,
+ *	@stride bytes apart, each an operation as DRM_IOCTL_TERN_VM_BIND
+ *	takes it
+ * @count: in: entries of @ops, 1 to %DRM_TERN_VM_BIND_OPS_MAX
+ * @stride: in: bytes from one entry of @ops to the next, at least
+ *	sizeof(struct drm_tern_vm_bind), at most %DRM_TERN_VM_BIND_STRIDE_MAX.
+ *	The kernel reads @stride bytes of each entry: beyond
+ *	sizeof(struct drm_tern_vm_bind) they must be 0, so
+ *	that a program built with a larger struct of a later version fails
+ *	(-E2BIG) rather than having its new fields ignored.
+ * @flags: in: %DRM_TERN_VM_BIND_OPS_SYNC or 0
+ * @in_sync_count: in: entries of @in_syncs, at most
+ *	&drm_tern_get_info.max_syncs_per_submit
+ * @in_syncs: in: user pointer to struct drm_tern_sync: the bind runs once
+ *	all of them signalled
+ * @out_syncs: in: user pointer to struct drm_tern_sync: they get the bind's
+ *	fence (replaced for a binary syncobj, added at the point of a
+ *	timeline)
+ * @out_sync_count: in: entries of @out_syncs, at most
+ *	&drm_tern_get_info.max_syncs_per_submit
+ * @error_index: out: when an operation is refused, its index in @ops; on
+ *	success, or an error that is no operation's, @count
+ * @seqno: out: the bind's number in the address space, counting from 1
+ *	(DRM_IOCTL_TERN_VM_BIND's binds count too); 0 if it was not queued
+ * @pad: must be 0
+ * @pad2: must be 0
+ *
+ * Added in interface version 1.4.
+ *
+ * The ioctl checks every operation and returns at once: the bind runs
+ * later, after the binds of the address space queued before it (by this
+ * ioctl or DRM_IOCTL_TERN_VM_BIND) and once its in-syncs signalled.  Its
+ * operations run in the order of @ops, and its fence signals once all of
+ * them ran: the device's page tables changed and, after an unmap, every
+ * engine's TLB invalidated.  A job that uses a mapping the bind makes
+ * waits for that fence like for any other in-sync.
+ *
+ * Each operation is checked at the ioctl against the address space as the
+ * binds queued before it, and the operations before it in @ops, leave it,
+ * with the errors of DRM_IOCTL_TERN_VM_BIND: a map over a range in use is
+ * -EEXIST, an unmap of a range with no mapping -ENOENT, and so on.  If
+ * one is refused, nothing is queued.
+ *
+ * An unmap waits for the jobs that listed the BOs it unmaps in
+ * &drm_tern_submit.bo_handles, submitted before the ioctl (and, for a
+ * shared BO, for the other users of its reservation object); it does not
+ * wait for the other jobs of the file.  A job that uses the range without
+ * listing its BO, or that is submitted after the ioctl, may fault on it
+ * once the bind ran.  The pages and page tables the unmap removes are
+ * given back once the jobs that may still reach them finished, after the
+ * fence signalled.
+ *
+ * A bind one of whose in-syncs signalled with an error does not run: its
+ * fence signals with that error, and every bind queued after it, which
+ * was checked against the address space it would have made, is cancelled:
+ * its fence signals with -ECANCELED.  The address space is left as the
+ * binds before them made it, DRM_IOCTL_TERN_VM_GET_STATE reports the
+ * failure, and later binds are taken as usual.  If the device fails to make
+ * a bind (its fence signals -EIO), the address space takes no other change
+ * (see DRM_IOCTL_TERN_VM_BIND's -EIO).  Binds not run when the file is
+ * closed are cancelled; when the device is removed they fail with -ENODEV.
+ *
+ * With %DRM_TERN_VM_BIND_OPS_SYNC the ioctl behaves as
+ * DRM_IOCTL_TERN_VM_BIND does, for all the operations: it first waits,
+ * interruptibly and with nothing changed, for the in-syncs, for the binds
+ * queued before it and, if it unmaps, for every job of the file submitted
+ * before it (not only those that listed the BOs); then it queues the bind,
+ * waits for it and returns its result (0, or an error above; an in-sync
+ * that failed fails it).  The bind waits for the fences the in-syncs held
+ * when the ioctl looked them up.  A signal during the first waits gives
+ * -EINTR or -ERESTARTSYS and queues nothing, so the ioctl can be
+ * restarted; the last wait, for its own update, is not interruptible.  The
+ * memory it unmapped is given back once no job can reach it, maybe after
+ * the ioctl returned.
+ *
+ * Errors: -EINVAL @flags, @pad or @pad2, @count 0 or above the maximum,
+ * @stride too small or too large, sync counts above the maximum, a sync with flags, or
+ * an operation DRM_IOCTL_TERN_VM_BIND refuses with -EINVAL; -E2BIG an
+ * entry of @ops has non-zero bytes beyond sizeof(struct drm_tern_vm_bind); -ERANGE, -EEXIST,
+ * -ENOENT (also: no such syncobj, or a timeline in-point with no fence yet)
+ * and -ENOSPC as DRM_IOCTL_TERN_VM_BIND returns them, @error_index telling
+ * which operation; -EAGAIN the address space already has
+ * %DRM_TERN_VM_BIND_QUEUE_MAX operations queued: wait for a bind's fence
+ * and retry; -EIO the address space takes no change any more; -EFAULT;
+ * -ENOMEM; -EINTR/-ERESTARTSYS a signal arrived before the bind was
+ * queued (nothing was); -ENODEV the device is gone.  Only @error_index and
+ * @seqno are written.
+ */
+struct drm_tern_vm_bind_ops {
+	__u64 ops;
+	__u32 count;
+	__u32 stride;
+	__u32 flags;
+	__u32 in_sync_count;
+	__u64 in_syncs;
+	__u64 out_syncs;
+	__u32 out_sync_count;
+	__u32 error_index;
+	__u64 seqno;
+	__u32 pad;
+	__u32 pad2;
+};
+
+/**
+ * struct drm_tern_vm_get_state - DRM_IOCTL_TERN_VM_GET_STATE: the state of
+ *	the caller's address space, independent of any context
+ * @flags: in: must be 0
+ * @error: out: 0 while the address space takes changes; -EIO once the
+ *	device failed to make one (every later bind fails with it), -ENODEV
+ *	once the device is gone
+ * @queued: out: seqno of the last bind queued
+ * @done: out: seqno of the last bind done (ran, failed or cancelled): its
+ *	fence signalled; binds are done in order, so every bind up to it is
+ * @bind_error: out: error of the last bind that failed (an in-sync's
+ *	error, or the device's), 0 if none did
+ * @pad: must be 0
+ * @bind_error_seqno: out: seqno of that bind
+ * @binds_failed: out: binds that failed
+ * @binds_cancelled: out: binds cancelled because one before them failed
+ *	(their fences signalled -ECANCELED), or because the device went away
+ *	(-ENODEV)
+ * @mapped: out: bytes mapped, as the binds queued leave the address space
+ * @update_ns: out: device time of the address space's page-table updates
+ *
+ * Added in interface version 1.4.
+ *
+ * Errors: -EINVAL @flags or @pad not 0.
+ */
+struct drm_tern_vm_get_state {
+	__u32 flags;
+	__s32 error;
+	__u64 queued;
+	__u64 done;
+	__s32 bind_error;
+	__u32 pad;
+	__u64 bind_error_seqno;
+	__u64 binds_failed;
+	__u64 binds_cancelled;
+	__u64 mapped;
+	__u64 update_ns;
+};
+
 #define DRM_IOCTL_TERN_BO_CREATE \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_TERN_BO_CREATE, struct drm_tern_bo_create)
 #define DRM_IOCTL_TERN_BO_INFO \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_TERN_BO_INFO, struct drm_tern_bo_info)
 #define DRM_IOCTL_TERN_VM_BIND \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_TERN_VM_BIND, struct drm_tern_vm_bind)
+#define DRM_IOCTL_TERN_VM_BIND_OPS \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_TERN_VM_BIND_OPS, struct drm_tern_vm_bind_ops)
+#define DRM_IOCTL_TERN_VM_GET_STATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_TERN_VM_GET_STATE, struct drm_tern_vm_get_state)
 
 /* ---- end of the memory ioctls ---- */
 

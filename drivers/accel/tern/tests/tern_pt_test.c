@@ -711,6 +711,29 @@ static void tern_fake_buf_alloc(struct kunit *test, struct tern_pt *pt, u64 va,
 	KUNIT_ASSERT_NOT_NULL(test, b->staging);
 }
 
+/*
+ * The same, with the room tern_pt_update_size_max() asks for, which holds
+ * what tern_pt_update_size() says of any tree.
+ */
+static void tern_fake_buf_alloc_max(struct kunit *test, struct tern_pt *pt,
+				    u64 va, u64 npages, struct tern_fake_buf *b)
+{
+	struct tern_pt_update_room exact;
+
+	tern_pt_update_size(pt, va, npages, &exact);
+	tern_pt_update_size_max(va, npages, &b->size);
+	KUNIT_ASSERT_LE(test, exact.tables, b->size.tables);
+	KUNIT_ASSERT_LE(test, exact.entries, b->size.entries);
+	KUNIT_ASSERT_LE(test, exact.cmd_bytes, b->size.cmd_bytes);
+	KUNIT_ASSERT_LE(test, exact.staging_bytes, b->size.staging_bytes);
+	/* the root, and at most two tables per level below it */
+	KUNIT_ASSERT_LE(test, b->size.tables, 1 + 2 * TERN_PT_ROOT_LEVEL);
+	b->cmd = kunit_kzalloc(test, b->size.cmd_bytes, GFP_KERNEL);
+	b->staging = kunit_kzalloc(test, b->size.staging_bytes, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b->cmd);
+	KUNIT_ASSERT_NOT_NULL(test, b->staging);
+}
+
 static void tern_fake_buf_begin(struct tern_pt *pt, u64 va, u64 npages,
 				struct tern_fake_buf *b)
 {
@@ -792,8 +815,8 @@ static void tern_pt_update_minimal(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b.size.tables, 1);
 	KUNIT_EXPECT_EQ(test, b.size.entries, 1);
 	KUNIT_ASSERT_EQ(test, tern_pt_reserve(&f->pt, gib, 16), 0);
-	KUNIT_EXPECT_EQ(test, f->pt.nr_spare, 2);
-	KUNIT_EXPECT_EQ(test, f->pt.nr_spare_leaves, 1);
+	KUNIT_EXPECT_EQ(test, f->pt.reserve.nr_spare, 2);
+	KUNIT_EXPECT_EQ(test, f->pt.reserve.nr_spare_leaves, 1);
 	f->fa.fail_at = f->fa.calls + 1;
 	tern_fake_buf_begin(&f->pt, gib, 16, &b);
 	KUNIT_ASSERT_EQ(test, tern_pt_map(&f->pt, gib, pages, 16, 0), 0);
@@ -852,14 +875,17 @@ static void tern_pt_update_minimal(struct kunit *test)
  * Random maps and unmaps over the model's pages, each in an update: before
  * its buffer runs, the device translates every page as before it; after,
  * as the model says, through exactly the tables the model needs; the
- * buffer stays inside the room tern_pt_update_size() asked for, and a map
- * takes every table from the reserve.
+ * buffer stays inside the room tern_pt_update_size() asked for (every
+ * other step: tern_pt_update_size_max(), which holds it), and a map takes
+ * every table from the reserve, or every other step from a pool of the
+ * owner's filled for the worst case, which holds enough.
  */
 static void tern_pt_update_random_model(struct kunit *test)
 {
 	struct tern_pt_fixture *f = test->priv;
 	u64 state = 0x5eed0f7e, pages[64], *model, *old;
 	unsigned int step, i, maps = 0, unmaps = 0, copies = 0;
+	struct tern_pt_pool pool;
 
 	model = kunit_kcalloc(test, MODEL_PAGES, sizeof(*model), GFP_KERNEL);
 	old = kunit_kcalloc(test, MODEL_PAGES, sizeof(*old), GFP_KERNEL);
@@ -881,13 +907,29 @@ static void tern_pt_update_random_model(struct kunit *test)
 			busy |= model[first + i] != 0;
 		if (!map || busy)
 			n = min_t(u32, r % 1024 + 1, MODEL_PAGES - first);
-		tern_fake_buf_alloc(test, &f->pt, va, n, &b);
+		if (step % 2)
+			tern_fake_buf_alloc_max(test, &f->pt, va, n, &b);
+		else
+			tern_fake_buf_alloc(test, &f->pt, va, n, &b);
+		tern_pt_pool_init(&pool);
+		if (map && !busy && step % 2) {
+			u64 leaves, worst = tern_pt_tables_split(NULL, va, n, &leaves);
+			u64 exact_leaves, exact;
+
+			exact = tern_pt_tables_split(&f->pt, va, n, &exact_leaves);
+			KUNIT_ASSERT_LE(test, exact, worst);
+			KUNIT_ASSERT_LE(test, exact_leaves, leaves);
+			KUNIT_ASSERT_EQ(test, tern_pt_pool_fill(&f->pt, &pool, worst, leaves), 0);
+			tern_pt_use_pool(&f->pt, &pool);
+		}
 		if (map && !busy) {
 			u64 needed = tern_pt_tables_needed(&f->pt, va, n);
 
-			KUNIT_ASSERT_EQ(test, tern_pt_reserve(&f->pt, va, n), 0);
-			KUNIT_ASSERT_EQ(test, f->pt.nr_spare + f->pt.nr_spare_leaves,
-					needed);
+			if (!(step % 2)) {
+				KUNIT_ASSERT_EQ(test, tern_pt_reserve(&f->pt, va, n), 0);
+				KUNIT_ASSERT_EQ(test, f->pt.reserve.nr_spare +
+						f->pt.reserve.nr_spare_leaves, needed);
+			}
 			/* nothing is allocated once the update is open */
 			f->fa.fail_at = f->fa.calls + 1;
 			tern_fake_buf_begin(&f->pt, va, n, &b);
@@ -908,6 +950,8 @@ static void tern_pt_update_random_model(struct kunit *test)
 		}
 		tern_fake_buf_end(test, &f->pt, &b, !map || busy);
 		f->fa.fail_at = 0;
+		tern_pt_use_pool(&f->pt, NULL);
+		tern_pt_pool_drain(&f->pt, &pool);
 		tern_pt_unreserve(&f->pt);
 		KUNIT_ASSERT_EQ_MSG(test, f->pt.nr_tables, tern_pt_model_tables(model),
 				    "step %u", step);

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/*
+ * Copyright (c) 2026 The tern authors
+ */
+#ifndef __TERN_VM_PRIV_H__
+#define __TERN_VM_PRIV_H__
+
+/*
+ * What tern_vm.c (the address space: tables, budget, teardown) and
+ * tern_vm_bind.c (its changes: the queue of binds) share.
+ */
+
+#include <linux/dma-resv.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/rbtree.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#include <drm/drm_mm.h>
+
+#include "tern_pt.h"
+
+struct drm_printer;
+struct tern_bo;
+struct tern_device;
+
+#define TERN_VA_END		BIT_ULL(TERN_VA_BITS)
+
+/**
+ * struct tern_vm_garbage - what a removal gives back once no job can use it
+ * @tables: page tables unlinked from the tree (&tern_vm_table.link)
+ * @mappings: mappings removed from the drm_mm (&tern_vm_mapping.link)
+ * @link: in &tern_vm.reaping while it waits for the jobs
+ */
+struct tern_vm_garbage {
+	struct list_head tables;
+	struct list_head mappings;
+	struct list_head link;
+};
+
+/**
+ * struct tern_vm - one address space
+ * @refcount: references: the file, each job
+ * @tdev: the device (a reference on its drm_device is held)
+ * @id: unique number, for debugfs and fdinfo
+ * @link: entry in tern_vm_list
+ * @lock: protects the bookkeeping: @mm, @pt, @tables, @dead_tables,
+ *	@nr_tables, @tables_pending, @mapped, @nr_mappings, @bos, @pinned,
+ *	and the queue: @binds, @done, @next_seqno, @done_seqno, @queued_ops,
+ *	@executing, @closing, @unplugged, @error and the bind counters.
+ *	Taken by the bind worker, on the fence-signalling side: nothing
+ *	allocates memory or waits for a fence under it.
+ * @mm: the VA ranges mapped, as the binds queued so far leave them
+ * @pt: the page tables, as the binds run so far made them
+ * @tables: bus address >> TERN_PAGE_SHIFT -> &struct tern_vm_table, for
+ *	every table allocated (in the tree, dead or in a bind's pool)
+ * @dead_tables: tables unlinked from @pt, not yet retired
+ * @nr_tables: tables in @pt and unlinked ones not yet freed
+ * @tables_pending: tables charged to the maps queued and not yet run; with
+ *	@nr_tables at most %DRM_TERN_VM_MAX_TABLES
+ * @mapped: bytes mapped, at most %DRM_TERN_VM_MAX_MAPPED
+ * @nr_mappings: mappings, including removed ones not yet reaped: at most
+ *	%DRM_TERN_VM_MAX_MAPPINGS
+ * @bos: the BOs mapped, &struct tern_vm_bo by BO address
+ * @pinned: bytes of the BOs in @bos, at most tern_vm_max_pinned()
+ * @resv: fences of the jobs that use the VM
+ * @bind_lock: serialises the bind ioctls of the address space (never
+ *	taken by the worker): a call's state checks, its dependencies and
+ *	its place in the queue are one step
+ * @binds: binds queued, in order, the one running first
+ *	(&tern_vm_bind.link)
+ * @done: binds done, for @reap_work to clean up
+ * @fence_context: dma_fence context of the binds' fences
+ * @next_seqno: seqno of the last bind queued
+ * @done_seqno: seqno of the last bind done
+ * @queued_ops: operations of the binds in @binds, at most
+ *	%DRM_TERN_VM_BIND_QUEUE_MAX
+ * @executing: the worker is recording or running an update: PCI remove
+ *	waits until it is not
+ * @closing: the file is gone: no bind is queued any more
+ * @bind_work: runs the binds in order (the device's bind workqueue)
+ * @reap_work: cleans up after them
+ * @map_addrs: page addresses handed to tern_pt_map() at a time, used by
+ *	the worker only
+ * @unplugged: the device is gone and @pt with it
+ * @error: a change failed on the device: the device's tables may differ
+ *	from @pt, so no other change is made
+ * @bind_error: error of the last bind that failed
+ * @bind_error_seqno: its seqno
+ * @binds_failed: binds that failed
+ * @binds_cancelled: binds cancelled because one before them failed
+ * @limbo: what the failed changes removed: the device may still reach it,
+ *	so it is kept until the VM is released
+ * @update_ns: device time of the address space's page-table updates,
+ *	charged to the file (fdinfo)
+ * @reaping: garbage that waits for the jobs that may still use it
+ *	(&tern_vm_garbage.link): PCI remove frees its tables, DMA memory of
+ *	the device, if it comes first
+ */
+struct tern_vm {
+	struct kref refcount;
+	struct tern_device *tdev;
+	unsigned int id;
+	struct list_head link;
+
+	struct mutex lock; /* see above */
+	struct drm_mm mm;
+	struct tern_pt pt;
+	struct xarray tables;
+	struct list_head dead_tables;
+	u64 nr_tables;
+	u64 tables_pending;
+	u64 mapped;
+	u64 nr_mappings;
+	struct rb_root bos;
+	u64 pinned;
+
+	struct dma_resv resv;
+
+	struct mutex bind_lock; /* see above */
+	struct list_head binds;
+	struct list_head done;
+	u64 fence_context;
+	u64 next_seqno;
+	u64 done_seqno;
+	unsigned int queued_ops;
+	bool executing;
+	bool closing;
+	struct work_struct bind_work;
+	struct work_struct reap_work;
+	u64 *map_addrs;
+
+	bool unplugged;
+	int error;
+	int bind_error;
+	u64 bind_error_seqno;
+	u64 binds_failed;
+	u64 binds_cancelled;
+	struct tern_vm_garbage limbo;
+	atomic64_t update_ns;
+	struct list_head reaping;
+};
+
+/**
+ * struct tern_vm_bo - a BO mapped in a VM, for the pinned-memory budget
+ * @node: entry in &tern_vm.bos
+ * @bo: the BO
+ * @mappings: mappings of @bo in the VM, queued and removed ones not yet
+ *	reaped included
+ */
+struct tern_vm_bo {
+	struct rb_node node;
+	struct tern_bo *bo;
+	unsigned long mappings;
+};
+
+/**
+ * struct tern_vm_mapping - a range of a BO mapped in a VM
+ * @node: the VA range, in &tern_vm.mm
+ * @bo: the BO, referenced and pinned
+ * @vbo: the BO's entry in &tern_vm.bos
+ * @bo_offset: offset in the BO of the first mapped byte
+ * @read_only: mapped without TERN_PTE_WRITABLE
+ * @link: entry in a list of mappings being removed
+ */
+struct tern_vm_mapping {
+	struct drm_mm_node node;
+	struct tern_bo *bo;
+	struct tern_vm_bo *vbo;
+	u64 bo_offset;
+	bool read_only;
+	struct list_head link;
+};
+
+/* page addresses handed to tern_pt_map() at a time */
+#define TERN_VM_MAP_CHUNK	512
+
+void tern_vm_garbage_init(struct tern_vm_garbage *g);
+u64 tern_vm_max_pinned(void);
+struct tern_vm_bo *tern_vm_bo_find(struct tern_vm *vm, struct tern_bo *bo);
+bool tern_vm_pin_budget(struct tern_vm *vm, struct tern_bo *bo);
+void tern_vm_bo_add(struct tern_vm *vm, struct tern_vm_bo *vbo,
+		    struct tern_bo *bo);
+void tern_vm_bo_put(struct tern_vm *vm, struct tern_vm_bo *vbo);
+void tern_vm_retire(struct tern_vm *vm, struct tern_vm_garbage *g);
+void tern_vm_reap(struct tern_vm *vm, struct tern_vm_garbage *g);
+void tern_vm_mapping_release(struct tern_vm *vm, struct tern_vm_mapping *m);
+
+void tern_vm_binds_init(struct tern_vm *vm);
+void tern_vm_binds_unplug(struct tern_vm *vm);
+void tern_vm_binds_print(struct tern_vm *vm, struct drm_printer *p);
+
+#endif /* __TERN_VM_PRIV_H__ */
