@@ -3,7 +3,7 @@
  * fuzz_ioctl: a uAPI-aware fuzzer of the tern ioctls and of the DRM core
  * ioctls tern uses (GEM close, syncobj create/destroy/wait/reset/signal/
  * timeline signal/timeline wait/query, PRIME handle<->fd, mmap of BO
- * offsets), SUBMIT_MANY included.  Each worker keeps a model of what it
+ * offsets), SUBMIT_MANY, VM_BIND_OPS and VM_GET_STATE included.  Each worker keeps a model of what it
  * created (files and their dup()ed aliases, BOs, mappings, contexts,
  * syncobjs) and issues valid call
  * sequences with mutated fields, random and stale handles, and user
@@ -603,6 +603,207 @@ static void op_vm_bind(struct worker *w, struct file *f)
 	} else {
 		vm_unmap(f->fd[0], b.va, b.range);
 	}
+}
+
+/* Whether [va, va + range) meets a mapping of @map (@n entries). */
+static bool overlaps_in(const struct map *map, int n, uint64_t va, uint64_t range)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (va < map[i].va + map[i].range && map[i].va < va + range)
+			return true;
+	return false;
+}
+
+/*
+ * VM_BIND_OPS: an array of maps and unmaps, checked one after the other
+ * against the model as the ones before them leave it, with mutations; a
+ * success changes the model at once (the kernel's bookkeeping does: only
+ * a failed in-sync would undo it, and the only in-sync used is the clean
+ * syncobj, whose jobs succeed).
+ */
+static void op_vm_bind_ops(struct worker *w, struct file *f)
+{
+	struct drm_tern_vm_bind ops[5 * 2];
+	struct drm_tern_sync in = { 0 }, out = { 0 };
+	struct drm_tern_vm_bind_ops a = { 0 };
+	enum ptr_kind k = pick_ptr(w, 5), ko = pick_ptr(w, 5), ks = pick_ptr(w, 5);
+	uint32_t count = 1 + below(w, 4), stride = chance(w, 20) ? 2 : 1, i;
+	struct map model[MAX_MAPS];
+	int nmodel = f->nmap, ret;
+	bool bad = false;
+	struct expect e;
+
+	ex_init(&e, "VM_BIND_OPS");
+	memcpy(model, f->map, sizeof(model));
+	/* between entries of a larger stride: zero, or a tail that is not */
+	memset(ops, chance(w, 20) ? 0xa5 : 0, sizeof(ops));
+	for (i = 0; i < count; i++) {
+		struct drm_tern_vm_bind *b = &ops[i * stride];
+		int bi = pick_bo(w, f), mi;
+
+		memset(b, 0, sizeof(*b));
+		if (nmodel && (chance(w, 45) || bi < 0 || nmodel == MAX_MAPS)) {
+			mi = below(w, nmodel);
+			b->op = DRM_TERN_VM_BIND_OP_UNMAP;
+			b->va = model[mi].va;
+			b->range = model[mi].range;
+			if (chance(w, 8)) {
+				b->va = FUZZ_VA + FUZZ_SPAN + below(w, 256) * 4096ull;
+				ex(&e, ENOENT);
+				bad = true;
+			} else if (chance(w, 8) && b->range > 4096) {
+				b->range -= 4096;
+				ex(&e, EINVAL);
+				bad = true;
+			} else {
+				model[mi] = model[--nmodel];
+			}
+		} else if (bi >= 0) {
+			b->op = DRM_TERN_VM_BIND_OP_MAP;
+			b->handle = f->bo[bi].handle;
+			b->range = 4096ull * (1 + below(w, f->bo[bi].size / 4096));
+			b->bo_offset = 4096ull * below(w, (f->bo[bi].size - b->range) / 4096 + 1);
+			b->va = FUZZ_VA + 4096ull * below(w, FUZZ_SPAN / 4096 - 64);
+			if (chance(w, 10))
+				b->flags = DRM_TERN_VM_BIND_READ_ONLY;
+			if (chance(w, 6)) {
+				b->handle = bogus_handle(w);
+				ex(&e, ENOENT);
+				bad = true;
+			} else if (chance(w, 5)) {
+				b->bo_offset = f->bo[bi].size;
+				ex(&e, EINVAL);
+				bad = true;
+			} else if (overlaps_in(model, nmodel, b->va, b->range)) {
+				ex(&e, EEXIST);
+				bad = true;
+			} else {
+				model[nmodel].va = b->va;
+				model[nmodel++].range = b->range;
+			}
+		} else {
+			/* nothing to map or unmap: an unmap of nothing */
+			b->op = DRM_TERN_VM_BIND_OP_UNMAP;
+			b->va = FUZZ_VA;
+			b->range = 4096;
+			ex(&e, ENOENT);
+			bad = true;
+		}
+		if (chance(w, 3)) {
+			b->op = 2 + below(w, 100);
+			ex(&e, EINVAL);
+			bad = true;
+		}
+		if (chance(w, 3)) {
+			b->va += 1 + below(w, 4095);
+			ex(&e, EINVAL);
+			ex(&e, ERANGE);
+			bad = true;
+		}
+		if (chance(w, 3)) {
+			b->pad = rnd(w) | 1;
+			ex(&e, EINVAL);
+			bad = true;
+		}
+	}
+	if (stride > 1 && ((unsigned char *)&ops[1])[0] == 0xa5) {
+		ex(&e, E2BIG);
+		bad = true;
+	}
+	a.ops = (uintptr_t)place(w, ko, ops, sizeof(ops[0]) * count * stride);
+	a.count = count;
+	a.stride = stride * sizeof(ops[0]);
+	if (chance(w, 30))
+		a.flags = DRM_TERN_VM_BIND_OPS_SYNC;
+	if (f->nso && chance(w, 40)) {
+		out.handle = f->so[below(w, f->nso)];
+		a.out_sync_count = 1;
+	}
+	a.out_syncs = (uintptr_t)place(w, ks, &out, sizeof(out));
+	if (chance(w, 20)) {
+		/* a fence that succeeds, if the syncobj has one yet */
+		in.handle = f->clean_so;
+		a.in_sync_count = 1;
+		ex(&e, ENOENT);
+	}
+	a.in_syncs = (uintptr_t)&in;
+	if (chance(w, 3)) {
+		a.count = chance(w, 50) ? 0 : DRM_TERN_VM_BIND_OPS_MAX + 1 + below(w, 100);
+		ex(&e, EINVAL);
+		bad = true;
+	}
+	if (chance(w, 3)) {
+		a.stride = below(w, sizeof(ops[0]));
+		ex(&e, EINVAL);
+		bad = true;
+	}
+	if (chance(w, 3)) {
+		a.flags |= 2 << below(w, 30);
+		ex(&e, EINVAL);
+		bad = true;
+	}
+	if (chance(w, 3)) {
+		a.pad = rnd(w) | 1;
+		ex(&e, EINVAL);
+		bad = true;
+	}
+	if (chance(w, 3)) {
+		a.in_sync_count = info.max_syncs_per_submit + 1 + below(w, 100);
+		ex(&e, EINVAL);
+		ex(&e, EFAULT);
+		bad = true;
+	}
+	if (chance(w, 3)) {
+		out.handle = bogus_handle(w);
+		a.out_sync_count = 1;
+		ex(&e, ENOENT);
+		bad = true;
+	}
+	if (ko != PTR_VALID || (ks != PTR_VALID && a.out_sync_count)) {
+		ex(&e, EFAULT);
+		/* the readable half of a straddling array: zeroed operations */
+		ex(&e, EINVAL);
+		bad = true;
+	}
+	if (!bad) {
+		ex(&e, OK);
+		ex(&e, ENOMEM);
+	}
+	/* a mutated map may land on a mapped range, or a budget */
+	ex(&e, EEXIST);
+	ex(&e, ENOSPC);
+	ex(&e, EAGAIN);
+	ex(&e, EINTR);
+	snprintf(e.detail, sizeof(e.detail), " (count %u stride %u flags %#x)", a.count,
+		 a.stride, a.flags);
+	ret = arg_ioctl(w, fd_of(w, f), DRM_IOCTL_TERN_VM_BIND_OPS, &a, sizeof(a), k, &e);
+	if (k == PTR_VALID && a.error_index > a.count)
+		ret = -NERR;	/* error_index is an operation's, or the count */
+	record(w, &e, ret);
+	if (ret)
+		return;
+	memcpy(f->map, model, sizeof(model));
+	f->nmap = nmodel;
+}
+
+/* VM_GET_STATE: flags and pad must be 0. */
+static void op_vm_get_state(struct worker *w, struct file *f)
+{
+	struct drm_tern_vm_get_state st = { 0 };
+	enum ptr_kind k = pick_ptr(w, 10);
+	struct expect e;
+	int ret;
+
+	ex_init(&e, "VM_GET_STATE");
+	if (chance(w, 10))
+		st.flags = rnd(w) | 1;
+	else if (chance(w, 10))
+		st.pad = rnd(w) | 1;
+	ex(&e, st.flags || st.pad ? EINVAL : OK);
+	ret = arg_ioctl(w, fd_of(w, f), DRM_IOCTL_TERN_VM_GET_STATE, &st, sizeof(st), k, &e);
+	record(w, &e, ret);
 }
 
 static void op_ctx_create(struct worker *w, struct file *f)
@@ -1376,8 +1577,16 @@ static void one_call(struct worker *w)
 		op_bo_info_mmap(w, f);
 	else if (r < 33)
 		op_gem_close(w, f);
-	else if (r < 45)
-		op_vm_bind(w, f);
+	else if (r < 45) {
+		unsigned int v = below(w, 20);
+
+		if (v < 14)
+			op_vm_bind(w, f);
+		else if (v < 19)
+			op_vm_bind_ops(w, f);
+		else
+			op_vm_get_state(w, f);
+	}
 	else if (r < 51)
 		op_ctx_create(w, f);
 	else if (r < 57)

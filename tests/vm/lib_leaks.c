@@ -2,7 +2,8 @@
 /*
  * lib_leaks: libtern gives back what it takes.  Many rounds of every kind of
  * call (open, contexts, buffers, export/import, command buffers, submits,
- * fences, sync_files, timelines, and the error paths) leave the heap in use, the open
+ * fences, sync_files, timelines, reserved addresses and binds (one that
+ * fails, one cancelled), and the error paths) leave the heap in use, the open
  * file descriptors and the process's mappings as they were after the first
  * round.  (valgrind does not run in the test VM; this is its stand-in for
  * the paths that need a device.)
@@ -39,6 +40,71 @@ static int count_maps(void)
 	if (f)
 		fclose(f);
 	return n;
+}
+
+/*
+ * Binds: a reserved range, a map after fence @after, one refused, a job
+ * through the mapping, a map that fails after a faulting job and one
+ * cancelled behind it, the state, synchronous binds, the release.
+ */
+static int bind_round(struct tern_device *dev, struct tern_bo *bo, struct tern_cmdbuf *cb,
+		      struct tern_fence *after)
+{
+	struct tern_fence *bf = NULL, *bad = NULL, *j = NULL, *ff = NULL, *bx = NULL, *by = NULL;
+	struct tern_deps d = { .fences = &after, .fence_count = 1 };
+	struct tern_context *ctx = NULL;
+	struct tern_bo *ro = NULL;
+	struct tern_vm_state st;
+	volatile uint32_t *gate = (uint32_t *)tern_bo_map(bo) + 65532 / 4;
+	struct tern_bind_op op;
+	int bad_results = 0;
+	uint64_t va = 0;
+
+	bad_results += tern_va_reserve(dev, 0, 0, &va) != -EINVAL;
+	bad_results += tern_va_reserve(dev, 65536, 0, &va) != 0;
+	bad_results += tern_context_create(dev, NULL, &ctx) != 0;
+	bad_results += tern_bo_alloc(dev, 4096, TERN_BO_DEVICE_READ_ONLY, &ro) != 0;
+	if (!ctx || !ro || !va)
+		return bad_results + 1;
+	op = (struct tern_bind_op){ .op = TERN_BIND_MAP, .bo = bo, .va = va, .range = 65536 };
+	bad_results += tern_vm_bind(dev, &op, 1, &d, &bf) != 0;
+	bad_results += tern_vm_bind(dev, &op, 1, NULL, &bad) != -EEXIST;
+	tern_cmdbuf_reset(cb);
+	bad_results += tern_cmd_write_imm(cb, va + 8, 4) != 0;
+	bad_results += tern_submit(ctx, cb, &bf, 1, &j) != 0;
+	bad_results += tern_fence_wait(j, 10 * 1000000000ll) != 0;
+	op.op = TERN_BIND_UNMAP;
+	op.bo = NULL;
+	bad_results += tern_vm_bind(dev, &op, 1, NULL, NULL) != 0;
+
+	/* a job that faults once the gate (bo's last word) opens, a map after it, one behind */
+	gate[0] = 0;
+	tern_cmdbuf_reset(cb);
+	bad_results += tern_cmd_wait_mem(cb, tern_bo_va(bo) + 65532, 1, 8000000) != 0;
+	bad_results += tern_cmd_write_imm(cb, tern_bo_va(ro), 1) != 0;
+	bad_results += tern_submit(ctx, cb, NULL, 0, &ff) != 0;
+	d.fences = &ff;
+	op = (struct tern_bind_op){ .op = TERN_BIND_MAP, .bo = bo, .va = va, .range = 4096 };
+	bad_results += tern_vm_bind(dev, &op, 1, &d, &bx) != 0;
+	op.va += 4096;
+	bad_results += tern_vm_bind(dev, &op, 1, NULL, &by) != 0;
+	gate[0] = 1;
+	bad_results += tern_fence_wait(by, 10 * 1000000000ll) != -ECANCELED;
+	bad_results += tern_vm_state(dev, &st) != 0 || st.bind_error != -EIO;
+	bad_results += tern_vm_bind(dev, &op, 1, NULL, NULL) != 0;
+	op = (struct tern_bind_op){ .op = TERN_BIND_UNMAP, .va = va, .range = 65536 };
+	bad_results += tern_vm_bind(dev, &op, 1, NULL, NULL) != 0;
+	bad_results += tern_va_release(dev, va, 65536) != 0;
+	bad_results += tern_va_release(dev, va, 65536) != -EINVAL;
+
+	tern_fence_free(by);
+	tern_fence_free(bx);
+	tern_fence_free(ff);
+	tern_fence_free(j);
+	tern_fence_free(bf);
+	tern_bo_free(ro);
+	bad_results += tern_context_destroy(ctx) != 0;
+	return bad_results;
 }
 
 /* One round of everything; returns the number of unexpected results. */
@@ -112,6 +178,8 @@ static int round_trip(void)
 	bad_results += tern_timeline_import(dev2, tfd, &tl2) != 0;
 	bad_results += tern_timeline_import(dev2, -1, &tlbad) == 0;
 	bad_results += tern_timeline_wait(tl2, 4, 0) != 0;
+
+	bad_results += bind_round(dev, bo, cb, f);
 
 	tern_timeline_free(tl2);
 	tern_timeline_free(tl);
