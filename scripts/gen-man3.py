@@ -38,7 +38,8 @@ def parse(header):
         name = re.search(r'(tern_\w+)\s*\(', decl).group(1)
         before = src[pos:m.start()]
         pos = m.end()
-        cm = re.search(r'/\*\*(.*?)\*/\s*$', before, re.S)
+        # the last /** comment right before it, not one of a struct before that
+        cm = re.search(r'/\*\*((?:(?!/\*\*).)*?)\*/\s*$', before, re.S)
         summary, args, desc = '', [], []
         if cm:
             lines = [re.sub(r'^\s*\* ?', '', ln) for ln in cm.group(1).split('\n')]

@@ -89,6 +89,8 @@ static void bo_untrack(struct tern_device *dev, struct tern_bo *bo)
 			(dev->bo_count - i) * sizeof(dev->bos[0]));
 		dev->bo_count--;
 	}
+	/* jobs no longer find it where tern_vm_bind() mapped it either */
+	tern_vm_forget_bo_locked(dev, bo);
 	pthread_mutex_unlock(&dev->lock);
 }
 

@@ -319,6 +319,11 @@ int tern_device_open_path(const char *path, struct tern_device **devp)
 		goto err_free;
 	}
 	ret = pthread_mutex_init(&dev->lock, NULL);
+	if (!ret) {
+		ret = pthread_mutex_init(&dev->bind_lock, NULL);
+		if (ret)
+			pthread_mutex_destroy(&dev->lock);
+	}
 	if (ret) {
 		tern_va_fini(&dev->va);
 		ret = tern_seterr(-ret, "%s: cannot create a lock", path);
@@ -337,6 +342,8 @@ void tern_device_close(struct tern_device *dev)
 {
 	if (!dev)
 		return;
+	tern_vm_fini(dev);
+	pthread_mutex_destroy(&dev->bind_lock);
 	pthread_mutex_destroy(&dev->lock);
 	tern_va_fini(&dev->va);
 	free(dev->bos);

@@ -140,6 +140,39 @@ static const struct errmsg fence_msgs[] = {
 	{ 0, NULL }
 };
 
+static const struct errmsg vm_bind_ops_msgs[] = {
+	{ EINVAL, "an operation, flag or count was refused (op, alignment, a range outside "
+		  "its buffer, an unmap that cuts a mapping, too many syncs)" },
+	{ ERANGE, "an operation's range is outside the device address space" },
+	{ E2BIG, "an operation has bytes the driver does not know (library newer than the "
+		 "driver?)" },
+	{ EEXIST, "a map's range is already mapped, or will be by a bind queued before" },
+	{ ENOENT, "no such buffer or in-fence, nothing mapped in an unmap's range, or an "
+		  "in-fence timeline point that nothing was submitted for yet" },
+	{ ENOSPC, "the address space would map more than it may (bytes, mappings or page "
+		  "tables)" },
+	{ EAGAIN, "the address space already has DRM_TERN_VM_BIND_QUEUE_MAX operations "
+		  "queued: wait for a bind's fence and retry" },
+	{ EIO, "the address space takes no more changes: the device failed to make one" },
+	{ 0, NULL }
+};
+
+static const struct errmsg vm_state_msgs[] = {
+	{ EINVAL, "flags not zero (library newer than the driver?)" },
+	{ 0, NULL }
+};
+
+static const struct errmsg bind_fence_msgs[] = {
+	{ ETIME, "the wait timed out; the bind is still queued" },
+	{ EIO, "the bind did not run: a fence it waited for failed with -EIO (a job "
+	       "faulted), or the device could not change the page tables" },
+	{ ETIMEDOUT, "the bind did not run: a job it waited for hung" },
+	{ ECANCELED, "the bind was cancelled: a bind queued before it failed, or a job it "
+		     "waited for was cancelled" },
+	{ ENODEV, "the device is gone: the bind did not run" },
+	{ 0, NULL }
+};
+
 static const struct errmsg *const ioctl_msgs[TERN_IOC_COUNT] = {
 	[TERN_IOC_GET_INFO] = get_info_msgs,
 	[TERN_IOC_BO_CREATE] = bo_create_msgs,
@@ -151,6 +184,9 @@ static const struct errmsg *const ioctl_msgs[TERN_IOC_COUNT] = {
 	[TERN_IOC_SUBMIT] = submit_msgs,
 	[TERN_IOC_OPEN] = open_msgs,
 	[TERN_IOC_FENCE_WAIT] = fence_msgs,
+	[TERN_IOC_VM_BIND_OPS] = vm_bind_ops_msgs,
+	[TERN_IOC_VM_GET_STATE] = vm_state_msgs,
+	[TERN_IOC_BIND_FENCE] = bind_fence_msgs,
 };
 
 static const char *lookup(const struct errmsg *m, int err)
@@ -170,7 +206,8 @@ const char *tern_ioctl_errmsg(unsigned int ioc, int err)
 	if (ioc >= TERN_IOC_COUNT)
 		return NULL;
 	msg = lookup(ioctl_msgs[ioc], err);
-	if (!msg && ioc != TERN_IOC_OPEN && ioc != TERN_IOC_FENCE_WAIT)
+	if (!msg && ioc != TERN_IOC_OPEN && ioc != TERN_IOC_FENCE_WAIT &&
+	    ioc != TERN_IOC_BIND_FENCE)
 		msg = lookup(common_msgs, err);
 	return msg;
 }
@@ -195,11 +232,13 @@ static const struct errmsg general_msgs[] = {
 	{ ENODEV, "no such device, or not a tern device, or the device is gone" },
 	{ ETIME, "wait timed out" },
 	{ ETIMEDOUT, "the job hung and was killed" },
-	{ ECANCELED, "the job was cancelled before it started" },
-	{ EBUSY, "busy: the job has not finished, or the device is in use" },
+	{ ECANCELED, "the job or bind was cancelled before it started" },
+	{ EBUSY, "busy: the job has not finished, the device is in use, or an address "
+		 "range is still mapped" },
 	{ EEXIST, "already exists (address range mapped, or buffer already imported)" },
 	{ EOPNOTSUPP, "not supported by this driver" },
-	{ ERANGE, "address outside the device address space" },
+	{ ERANGE, "address outside the device address space, or outside the ranges "
+		  "reserved with tern_va_reserve()" },
 	{ ENOTTY, "the device does not know this request (driver too old?)" },
 	{ 0, NULL }
 };

@@ -4,6 +4,8 @@
  *
  * fence.c - fences: a job's completion, held in a binary drm_syncobj and,
  * for a job of a context with a progress page (interface 1.2), on that page.
+ * A bind's fence (bind.c) is a syncobj only, and its messages speak of the
+ * bind.
  *
  * With a page, whether the job finished and how is read from memory
  * (progress.c), and a wait that must sleep is one DRM_IOCTL_TERN_WAIT.
@@ -31,15 +33,16 @@
 
 #include "internal.h"
 
-/* A finished job's outcome: 0, or its error with the thread's error set. */
-static int job_result(const struct tern_fence *f, int status)
+/* A finished job's (or bind's) outcome: 0, or its error with the thread's error set. */
+int tern_fence_result(const struct tern_fence *f, int status)
 {
 	const char *msg;
 
 	if (!status)
 		return 0;
-	msg = tern_ioctl_errmsg(TERN_IOC_FENCE_WAIT, status);
-	return tern_seterr(status, "job %u: %s", f->seqno, msg ? msg : strerror(-status));
+	msg = tern_ioctl_errmsg(f->bind ? TERN_IOC_BIND_FENCE : TERN_IOC_FENCE_WAIT, status);
+	return tern_seterr(status, "%s %u: %s", f->bind ? "bind" : "job", f->seqno,
+			   msg ? msg : strerror(-status));
 }
 
 /*
@@ -85,6 +88,26 @@ int tern_syncobj_get(struct tern_device *dev, uint32_t *handle)
 	return drmSyncobjCreate(dev->fd, 0, handle) ? -errno : 0;
 }
 
+int tern_fence_new(struct tern_device *dev, const char *what, struct tern_fence **fencep)
+{
+	struct tern_fence *f;
+	int ret;
+
+	*fencep = NULL;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return tern_seterr(-ENOMEM, "%s: out of memory", what);
+	f->dev = dev;
+	ret = tern_syncobj_get(dev, &f->syncobj);
+	if (ret) {
+		free(f);
+		return tern_seterr(ret, "%s: cannot create a syncobj for the fence: %s", what,
+				   strerror(-ret));
+	}
+	*fencep = f;
+	return 0;
+}
+
 /* The syncobj of a freed fence: back to the pool, or destroyed. */
 void tern_syncobj_put(struct tern_device *dev, uint32_t handle)
 {
@@ -118,7 +141,8 @@ static int wait_syncobj(struct tern_fence *f, int64_t deadline)
 			     DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL);
 	if (ret == -ETIME)
 		return tern_seterr(-ETIME, "fence: %s",
-				   tern_ioctl_errmsg(TERN_IOC_FENCE_WAIT, ETIME));
+				   tern_ioctl_errmsg(f->bind ? TERN_IOC_BIND_FENCE :
+						     TERN_IOC_FENCE_WAIT, ETIME));
 	if (ret == -ENODEV)
 		return tern_seterr(ret, "fence: the device is gone (unplugged or the driver "
 				   "was unbound)");
@@ -128,16 +152,16 @@ static int wait_syncobj(struct tern_fence *f, int64_t deadline)
 }
 
 /*
- * Wait until the CLOCK_MONOTONIC @deadline for the job to finish: 0 with
- * *@status its outcome (0 or its error), or a negative errno of the wait
- * with the thread's error set.
+ * Wait until the CLOCK_MONOTONIC @deadline for the job (or bind) to finish:
+ * 0 with *@status its outcome (0 or its error), or a negative errno of the
+ * wait with the thread's error set.
  *
  * A fence of a context with a progress page is read from the page, with
  * no system call when the job finished; DRM_IOCTL_TERN_WAIT sleeps
  * otherwise.  The syncobj answers what the page cannot: the outcome of a
  * job too many failures ago, or a job of a context destroyed since.
  */
-static int fence_wait(struct tern_fence *f, int64_t deadline, int *status)
+int tern_fence_outcome(struct tern_fence *f, int64_t deadline, int *status)
 {
 	int ret;
 
@@ -162,10 +186,10 @@ int tern_fence_wait(struct tern_fence *fence, int64_t timeout_ns)
 	int ret, status;
 
 	tern_clearerr();
-	ret = fence_wait(fence, tern_abs_timeout(timeout_ns), &status);
+	ret = tern_fence_outcome(fence, tern_abs_timeout(timeout_ns), &status);
 	if (ret)
 		return ret;
-	return job_result(fence, status);
+	return tern_fence_result(fence, status);
 }
 
 int tern_fence_wait_all(struct tern_fence *const *fences, unsigned int count,
@@ -183,7 +207,7 @@ int tern_fence_wait_all(struct tern_fence *const *fences, unsigned int count,
 			return tern_seterr(-EINVAL, "fence: fence %u is of another open device", i);
 	/* one deadline for all: waiting for each in turn waits for all */
 	for (i = 0; i < count; i++) {
-		ret = fence_wait(fences[i], deadline, &status);
+		ret = tern_fence_outcome(fences[i], deadline, &status);
 		if (ret)
 			return ret;
 		if (status && !failed) {
@@ -191,7 +215,7 @@ int tern_fence_wait_all(struct tern_fence *const *fences, unsigned int count,
 			failed_status = status;
 		}
 	}
-	return failed ? job_result(failed, failed_status) : 0;
+	return failed ? tern_fence_result(failed, failed_status) : 0;
 }
 
 int tern_fence_status(struct tern_fence *fence)
@@ -204,7 +228,7 @@ int tern_fence_status(struct tern_fence *fence)
 		if (ret == -EBUSY)
 			return -EBUSY;
 		if (!ret)
-			return job_result(fence, status);
+			return tern_fence_result(fence, status);
 	}
 	ret = drmSyncobjWait(fence->dev->fd, &fence->syncobj, 1, 0, 0, NULL);
 	if (ret == -ETIME || ret == -EINVAL)	/* -EINVAL: no fence attached yet */
@@ -214,7 +238,7 @@ int tern_fence_status(struct tern_fence *fence)
 	ret = syncobj_status(fence, &status);
 	if (ret)
 		return ret;
-	return job_result(fence, status);
+	return tern_fence_result(fence, status);
 }
 
 uint32_t tern_fence_seqno(const struct tern_fence *fence)

@@ -23,15 +23,44 @@
 /* binary syncobjs of freed fences kept for the next ones, per device */
 #define TERN_SYNCOBJ_POOL_MAX	64
 
+/* A range of device VAs tern_va_reserve() handed out. */
+struct tern_va_rsv {
+	uint64_t va;
+	uint64_t size;			/* as reserved; a guard page follows */
+};
+
+/* A mapping of tern_vm_bind(), as the binds queued leave the address space. */
+struct tern_vm_map {
+	uint64_t va;
+	uint64_t range;
+	struct tern_bo *bo;		/* NULL: its buffer was freed */
+};
+
+struct tern_bind_rec;
+
 struct tern_device {
 	int fd;
 	struct tern_device_info info;
-	pthread_mutex_t lock;		/* protects va, bos and syncobj_pool */
+	/* protects va, bos, syncobj_pool, rsv, maps and the bind records */
+	pthread_mutex_t lock;
 	struct tern_va_space va;	/* device VAs handed out */
 	struct tern_bo **bos;		/* live buffers, sorted by va */
 	size_t bo_count, bo_cap;
 	uint32_t syncobj_pool[TERN_SYNCOBJ_POOL_MAX];
 	unsigned int syncobj_pooled;
+	/*
+	 * bind.c: serialises tern_vm_bind() and the reconciliation of its
+	 * view with the kernel's (taken before @lock), so that the binds
+	 * recorded are in the kernel's order.
+	 */
+	pthread_mutex_t bind_lock;
+	struct tern_va_rsv *rsv;	/* tern_va_reserve()'s ranges, sorted */
+	size_t rsv_count, rsv_cap;
+	struct tern_vm_map *maps;	/* tern_vm_bind()'s mappings, sorted by va */
+	size_t map_count, map_cap;
+	struct tern_bind_rec *binds;	/* binds not known to be done, in order */
+	struct tern_bind_rec *binds_last;
+	uint64_t bind_faults_seen;	/* failed + cancelled at the last look */
 };
 
 struct drm_tern_progress;
@@ -65,6 +94,7 @@ struct tern_fence {
 	uint32_t syncobj;
 	uint32_t seqno;
 	bool exposed;			/* the caller has the handle: not pooled */
+	bool bind;			/* a bind's fence (tern_vm_bind()), not a job's */
 	uint32_t context;		/* the job's context handle, with @progress */
 	struct tern_progress *progress;	/* NULL: an imported fence, or no page */
 };
@@ -114,6 +144,9 @@ enum {
 	TERN_IOC_SUBMIT,
 	TERN_IOC_OPEN,			/* opening the node */
 	TERN_IOC_FENCE_WAIT,		/* a job's fence error */
+	TERN_IOC_VM_BIND_OPS,
+	TERN_IOC_VM_GET_STATE,
+	TERN_IOC_BIND_FENCE,		/* a bind's fence error */
 	TERN_IOC_COUNT
 };
 
@@ -128,12 +161,40 @@ int tern_ioctl(struct tern_device *dev, unsigned long request, void *arg,
 struct tern_bo *tern_bo_lookup_locked(struct tern_device *dev, uint64_t va, uint64_t size);
 
 /*
+ * bind.c: the buffer a mapping of tern_vm_bind() holding [va, va + size)
+ * maps, or NULL.  dev->lock held.
+ */
+struct tern_bo *tern_vm_map_lookup_locked(struct tern_device *dev, uint64_t va, uint64_t size);
+
+/* bind.c: @bo is being freed: forget its mappings.  dev->lock held. */
+void tern_vm_forget_bo_locked(struct tern_device *dev, const struct tern_bo *bo);
+
+/* bind.c: free what tern_vm_bind() and tern_va_reserve() keep, at close. */
+void tern_vm_fini(struct tern_device *dev);
+
+/*
  * fence.c: CLOCK_MONOTONIC deadline in ns, @timeout_ns from now (negative:
  * never), for drmSyncobjWait().
  */
 int64_t tern_abs_timeout(int64_t timeout_ns);
 int tern_syncobj_get(struct tern_device *dev, uint32_t *handle);
 void tern_syncobj_put(struct tern_device *dev, uint32_t handle);
+
+/*
+ * fence.c: a new fence of @dev on a binary syncobj of the pool, for a job
+ * or a bind to signal; on failure the thread's error names @what.
+ */
+int tern_fence_new(struct tern_device *dev, const char *what, struct tern_fence **fencep);
+
+/*
+ * fence.c: wait until the CLOCK_MONOTONIC @deadline for @fence: 0 with
+ * *@status its outcome (0 or its error), or a negative errno of the wait
+ * with the thread's error set.
+ */
+int tern_fence_outcome(struct tern_fence *fence, int64_t deadline, int *status);
+
+/* fence.c: the outcome @status (0 or an error) of @fence, as tern_fence_wait() returns it. */
+int tern_fence_result(const struct tern_fence *fence, int status);
 
 /*
  * progress.c: map a context's progress page (0 or -errno); references;
@@ -154,7 +215,8 @@ int tern_progress_wait(struct tern_device *dev, uint32_t context, uint32_t seqno
 struct drm_tern_sync;
 
 /*
- * submit.c: the in- and out-syncs of a job of @dev with @deps (NULL: none),
+ * submit.c: the in- and out-syncs of a job (or a bind: @what names the
+ * call in messages, "submit" or "bind") of @dev with @deps (NULL: none),
  * in arrays allocated here (NULL when empty; the caller frees both): the
  * fences, then the waited-for points in *@in; the signalled points in *@out,
  * after @out_first free entries (for the job's own fence).  Checks what needs
@@ -162,8 +224,18 @@ struct drm_tern_sync;
  * limits) and sets the thread's error.  Returns 0 or a negative errno.
  */
 int tern_deps_syncs(const struct tern_device *dev, const struct tern_deps *deps,
-		    unsigned int out_first, struct drm_tern_sync **in, unsigned int *nin,
-		    struct drm_tern_sync **out, unsigned int *nout);
+		    unsigned int out_first, const char *what, struct drm_tern_sync **in,
+		    unsigned int *nin, struct drm_tern_sync **out, unsigned int *nout);
+
+/*
+ * submit.c: tern_deps_syncs(), then the checks of its timeline points that
+ * ask the kernel (a waited-for point must have a signaller, a signalled
+ * point must be above the timeline's last); on failure nothing is left
+ * allocated.
+ */
+int tern_deps_prepare(const struct tern_device *dev, const struct tern_deps *deps,
+		      unsigned int out_first, const char *what, struct drm_tern_sync **in,
+		      unsigned int *nin, struct drm_tern_sync **out, unsigned int *nout);
 
 /*
  * timeline.c: 0 if something was submitted to signal @point of @tl, else

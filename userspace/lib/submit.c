@@ -5,11 +5,12 @@
  * submit.c - submitting command buffers.
  *
  * The job's buffer list is derived from the address ranges the command
- * buffer recorded, looked up among the device's live buffers; the job's
- * fence is a fresh binary drm_syncobj the kernel signals, and timeline
- * points it waits for or signals are further in- and out-syncs.  The ioctl is
- * issued with ioctl() rather than drmIoctl(), which would spin on the
- * -EAGAIN the driver returns when a context is full.
+ * buffer recorded, looked up among the device's live buffers and the
+ * mappings of tern_vm_bind() (bind.c); the job's fence is a fresh binary
+ * drm_syncobj the kernel signals, and timeline points it waits for or
+ * signals are further in- and out-syncs (tern_deps_prepare(), which binds
+ * share).  The ioctl is issued with ioctl() rather than drmIoctl(), which
+ * would spin on the -EAGAIN the driver returns when a context is full.
  */
 #include <endian.h>
 #include <errno.h>
@@ -51,13 +52,16 @@ static int resolve_bos(struct tern_device *dev, const struct tern_cmdbuf *cb,
 		const struct tern_cmd_range *r = &cb->ranges[i];
 		struct tern_bo *bo = tern_bo_lookup_locked(dev, r->va, r->size);
 
+		if (!bo)
+			bo = tern_vm_map_lookup_locked(dev, r->va, r->size);
 		if (!bo) {
 			uint32_t op = TERN_PKT_OPCODE(le32toh(cb->dw[r->offset]));
 
 			pthread_mutex_unlock(&dev->lock);
 			return tern_seterr(-EFAULT, "submit: %s packet at dword %u uses "
 					   "0x%llx..0x%llx, which is not inside one buffer "
-					   "of this device", tern_opcode_name(op), r->offset,
+					   "of this device (nor one mapping of tern_vm_bind())",
+					   tern_opcode_name(op), r->offset,
 					   (unsigned long long)r->va,
 					   (unsigned long long)(r->va + r->size - 1));
 		}
@@ -101,28 +105,31 @@ static int submit_error(struct tern_context *ctx, const struct drm_tern_submit *
 
 static const char *const sync_kind[] = { "fence", "wait", "signal" };
 
-/* Check one timeline point of @deps (@kind 1 wait, 2 signal, entry @i). */
+/* Check one timeline point of @deps (@kind 1 wait, 2 signal, entry @i) for @what. */
 static int check_point(const struct tern_device *dev, const struct tern_timeline_point *tp,
-		       int kind, unsigned int i)
+		       const char *what, int kind, unsigned int i)
 {
 	if (!tp->timeline)
-		return tern_seterr(-EINVAL, "submit: %s %u: no timeline", sync_kind[kind], i);
+		return tern_seterr(-EINVAL, "%s: %s %u: no timeline", what, sync_kind[kind], i);
 	if (tp->timeline->dev != dev)
-		return tern_seterr(-EINVAL, "submit: %s %u: a timeline of another open device: "
+		return tern_seterr(-EINVAL, "%s: %s %u: a timeline of another open device: "
 				   "share it with tern_timeline_export() and "
-				   "tern_timeline_import()", sync_kind[kind], i);
+				   "tern_timeline_import()", what, sync_kind[kind], i);
 	if (!tp->point)
-		return tern_seterr(-EINVAL, "submit: %s %u: timeline point 0 does not exist "
-				   "(points count from 1)", sync_kind[kind], i);
+		return tern_seterr(-EINVAL, "%s: %s %u: timeline point 0 does not exist "
+				   "(points count from 1)", what, sync_kind[kind], i);
 	return 0;
 }
 
 int tern_deps_syncs(const struct tern_device *dev, const struct tern_deps *deps,
-		    unsigned int out_first, struct drm_tern_sync **in, unsigned int *nin,
-		    struct drm_tern_sync **out, unsigned int *nout)
+		    unsigned int out_first, const char *what, struct drm_tern_sync **in,
+		    unsigned int *nin, struct drm_tern_sync **out, unsigned int *nout)
 {
 	static const struct tern_deps none;
 	unsigned int max = dev->info.max_syncs_per_submit, i;
+	/* what the call's own out-syncs are */
+	const char *own = strcmp(what, "submit") ? " and the bind's fences" :
+		" and the job's fence";
 	int ret;
 
 	*in = NULL;
@@ -132,43 +139,43 @@ int tern_deps_syncs(const struct tern_device *dev, const struct tern_deps *deps,
 	*nin = deps->fence_count + deps->wait_count;
 	*nout = out_first + deps->signal_count;
 	if (*nin < deps->fence_count || *nin > max)
-		return tern_seterr(-EINVAL, "submit: %u dependencies (%u fences, %u timeline "
-				   "waits), the device takes at most %u", *nin,
+		return tern_seterr(-EINVAL, "%s: %u dependencies (%u fences, %u timeline "
+				   "waits), the device takes at most %u", what, *nin,
 				   deps->fence_count, deps->wait_count, max);
 	if (*nout < out_first || *nout > max)
-		return tern_seterr(-EINVAL, "submit: %u timeline signals%s, the device takes at "
-				   "most %u in all", deps->signal_count,
-				   out_first ? " and the job's fence" : "", max);
+		return tern_seterr(-EINVAL, "%s: %u timeline signals%s, the device takes at "
+				   "most %u in all", what, deps->signal_count,
+				   out_first ? own : "", max);
 	for (i = 0; i < deps->fence_count; i++) {
 		if (!deps->fences[i])
-			return tern_seterr(-EINVAL, "submit: dependency %u: no fence", i);
+			return tern_seterr(-EINVAL, "%s: dependency %u: no fence", what, i);
 		if (deps->fences[i]->dev != dev)
-			return tern_seterr(-EINVAL, "submit: dependency %u is a fence of another "
+			return tern_seterr(-EINVAL, "%s: dependency %u is a fence of another "
 					   "open device: pass it through "
 					   "tern_fence_export_sync_file() and "
-					   "tern_fence_import_sync_file()", i);
+					   "tern_fence_import_sync_file()", what, i);
 	}
 	for (i = 0; i < deps->wait_count; i++) {
-		ret = check_point(dev, &deps->waits[i], 1, i);
+		ret = check_point(dev, &deps->waits[i], what, 1, i);
 		if (ret)
 			return ret;
 	}
 	for (i = 0; i < deps->signal_count; i++) {
-		ret = check_point(dev, &deps->signals[i], 2, i);
+		ret = check_point(dev, &deps->signals[i], what, 2, i);
 		if (ret)
 			return ret;
 	}
 	if (*nin) {
 		*in = calloc(*nin, sizeof(**in));
 		if (!*in)
-			return tern_seterr(-ENOMEM, "submit: out of memory");
+			return tern_seterr(-ENOMEM, "%s: out of memory", what);
 	}
 	if (*nout) {
 		*out = calloc(*nout, sizeof(**out));
 		if (!*out) {
 			free(*in);
 			*in = NULL;
-			return tern_seterr(-ENOMEM, "submit: out of memory");
+			return tern_seterr(-ENOMEM, "%s: out of memory", what);
 		}
 	}
 	for (i = 0; i < deps->fence_count; i++)
@@ -185,23 +192,23 @@ int tern_deps_syncs(const struct tern_device *dev, const struct tern_deps *deps,
 }
 
 /* The checks of timeline points that need the kernel's view of them. */
-static int check_timelines(const struct tern_deps *deps)
+static int check_timelines(const struct tern_deps *deps, const char *what)
 {
-	char what[32];
+	char name[32];
 	unsigned int i, j;
 	int ret;
 
 	for (i = 0; deps && i < deps->wait_count; i++) {
-		snprintf(what, sizeof(what), "submit: wait %u", i);
-		ret = tern_timeline_check_wait(deps->waits[i].timeline, deps->waits[i].point, what);
+		snprintf(name, sizeof(name), "%s: wait %u", what, i);
+		ret = tern_timeline_check_wait(deps->waits[i].timeline, deps->waits[i].point, name);
 		if (ret)
 			return ret;
 	}
 	for (i = 0; deps && i < deps->signal_count; i++) {
 		const struct tern_timeline_point *s = &deps->signals[i];
 
-		snprintf(what, sizeof(what), "submit: signal %u", i);
-		ret = tern_timeline_check_signal(s->timeline, s->point, what);
+		snprintf(name, sizeof(name), "%s: signal %u", what, i);
+		ret = tern_timeline_check_signal(s->timeline, s->point, name);
 		if (ret)
 			return ret;
 		/* two signals of one timeline in one job: the same rule */
@@ -210,11 +217,30 @@ static int check_timelines(const struct tern_deps *deps)
 			    deps->signals[j].point >= s->point)
 				return tern_seterr(-EINVAL, "%s: timeline point %llu is not above "
 						   "point %llu of signal %u: points are "
-						   "signalled in increasing order", what,
+						   "signalled in increasing order", name,
 						   (unsigned long long)s->point,
 						   (unsigned long long)deps->signals[j].point, j);
 	}
 	return 0;
+}
+
+int tern_deps_prepare(const struct tern_device *dev, const struct tern_deps *deps,
+		      unsigned int out_first, const char *what, struct drm_tern_sync **in,
+		      unsigned int *nin, struct drm_tern_sync **out, unsigned int *nout)
+{
+	int ret;
+
+	ret = tern_deps_syncs(dev, deps, out_first, what, in, nin, out, nout);
+	if (ret)
+		return ret;
+	ret = check_timelines(deps, what);
+	if (ret) {
+		free(*in);
+		free(*out);
+		*in = NULL;
+		*out = NULL;
+	}
+	return ret;
 }
 
 /* One job made ready for the ioctl: its arguments and what they point to. */
@@ -263,12 +289,10 @@ static int submit_prepare(struct tern_context *ctx, const struct tern_cmdbuf *cb
 				   "engine runs no compute packets",
 				   tern_opcode_name(TERN_PKT_OPCODE(le32toh(cb->dw[cb->first_compute]))),
 				   cb->first_compute);
-	ret = tern_deps_syncs(dev, deps, want_fence ? 1 : 0, &p->in, &nin, &p->out, &nout);
+	ret = tern_deps_prepare(dev, deps, want_fence ? 1 : 0, "submit", &p->in, &nin,
+				&p->out, &nout);
 	if (ret)
 		return ret;
-	ret = check_timelines(deps);
-	if (ret)
-		goto err;
 
 	if (cb->range_count) {
 		p->handles = malloc(cb->range_count * sizeof(*p->handles));
@@ -287,20 +311,9 @@ static int submit_prepare(struct tern_context *ctx, const struct tern_cmdbuf *cb
 		}
 	}
 	if (want_fence) {
-		p->fence = calloc(1, sizeof(*p->fence));
-		if (!p->fence) {
-			ret = tern_seterr(-ENOMEM, "submit: out of memory");
+		ret = tern_fence_new(dev, "submit", &p->fence);
+		if (ret)
 			goto err;
-		}
-		p->fence->dev = dev;
-		ret = tern_syncobj_get(dev, &p->fence->syncobj);
-		if (ret) {
-			tern_seterr(ret, "submit: cannot create a syncobj for the fence: %s",
-				    strerror(-ret));
-			free(p->fence);
-			p->fence = NULL;
-			goto err;
-		}
 		p->out[0].handle = p->fence->syncobj;
 	}
 

@@ -12,22 +12,47 @@
 
 #include "va.h"
 
+int tern_array_room(void *arrp, size_t *cap, size_t need, size_t size)
+{
+	void *arr;
+	size_t n;
+
+	if (need <= *cap)
+		return 0;
+	n = *cap ? *cap * 2 : 16;
+	while (n < need)
+		n *= 2;
+	if (n > SIZE_MAX / size)
+		return -ENOMEM;
+	memcpy(&arr, arrp, sizeof(arr));
+	arr = realloc(arr, n * size);
+	if (!arr)
+		return -ENOMEM;
+	memcpy(arrp, &arr, sizeof(arr));
+	*cap = n;
+	return 0;
+}
+
+size_t tern_array_upper(const void *arr, size_t n, size_t size, uint64_t va)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t at;
+
+		memcpy(&at, (const char *)arr + mid * size, sizeof(at));
+		if (at <= va)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static int va_reserve(struct tern_va_space *vs, size_t n)
 {
-	struct tern_va_hole *h;
-	size_t cap;
-
-	if (n <= vs->cap)
-		return 0;
-	cap = vs->cap ? vs->cap * 2 : 16;
-	while (cap < n)
-		cap *= 2;
-	h = realloc(vs->holes, cap * sizeof(*h));
-	if (!h)
-		return -ENOMEM;
-	vs->holes = h;
-	vs->cap = cap;
-	return 0;
+	return tern_array_room(&vs->holes, &vs->cap, n, sizeof(vs->holes[0]));
 }
 
 int tern_va_init(struct tern_va_space *vs, uint64_t start, uint64_t end)

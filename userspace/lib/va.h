@@ -38,4 +38,17 @@ int tern_va_free(struct tern_va_space *vs, uint64_t va, uint64_t size);
 /* Free bytes left. */
 uint64_t tern_va_free_bytes(const struct tern_va_space *vs);
 
+/*
+ * Helpers for the sorted arrays of address ranges of libtern.  Room for
+ * @need entries of @size bytes in the array that @arrp points to (a
+ * pointer to the array's pointer), of *@cap entries: 0, the array moved
+ * and *@cap grown (doubling) if need be, or -ENOMEM with nothing changed.
+ */
+int tern_array_room(void *arrp, size_t *cap, size_t need, size_t size);
+/*
+ * Index of the first of the @n entries of @size bytes of @arr, sorted by
+ * the uint64_t address each starts with, whose address is above @va.
+ */
+size_t tern_array_upper(const void *arr, size_t n, size_t size, uint64_t va);
+
 #endif /* TERN_VA_H */

@@ -45,7 +45,7 @@ for t in "$@"; do
 done
 
 # Only the public API leaves libtern.so, under its versioned soname.
-so=$B/libtern.so.1.2.0
+so=$B/libtern.so.$(sed -n 's/^VERSION *:= *//p' "$(dirname "$0")/../Makefile")
 bad=$(nm -D --defined-only "$so" | awk '{ print $3 }' | grep -v '^tern_')
 result $([ -z "$bad" ] && echo 0 || echo 1) "libtern.so exports only tern_* symbols${bad:+ (also: $bad)}"
 api=$(sed -n 's/^TERN_API [^(]*[ *]\(tern_[a-z0-9_]*\)(.*/\1/p' "$(dirname "$0")/../include/tern/tern.h" | sort)

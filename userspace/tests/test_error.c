@@ -35,6 +35,11 @@ static const struct documented documented[] = {
 	{ TERN_IOC_SUBMIT, "SUBMIT", { EINVAL, E2BIG, EPERM, ENOEXEC, EBADMSG, EFAULT, ENOENT,
 				       EIO, EAGAIN, ENOMEM, EINTR, ENODEV, 0 } },
 	{ TERN_IOC_FENCE_WAIT, "a job's fence", { EIO, ETIMEDOUT, ECANCELED, ENODEV, ETIME, 0 } },
+	{ TERN_IOC_VM_BIND_OPS, "VM_BIND_OPS", { EINVAL, E2BIG, ERANGE, EEXIST, ENOENT, ENOSPC,
+						 EAGAIN, EIO, EFAULT, ENOMEM, EINTR, ENODEV,
+						 0 } },
+	{ TERN_IOC_VM_GET_STATE, "VM_GET_STATE", { EINVAL, 0 } },
+	{ TERN_IOC_BIND_FENCE, "a bind's fence", { EIO, ETIMEDOUT, ECANCELED, ENODEV, ETIME, 0 } },
 	{ TERN_IOC_OPEN, "opening a device", { ENOENT, EACCES, ENODEV, 0 } },
 };
 
@@ -72,6 +77,10 @@ static void test_ioctl_messages(void)
 	   "CONTEXT_CREATE -EACCES is about CAP_SYS_NICE, for priority and weight");
 	ok(tern_ioctl_errmsg(TERN_IOC_CONTEXT_CREATE, EPERM) == NULL,
 	   "CONTEXT_CREATE gives no meaning to -EPERM, which it does not return");
+	ok(strstr(tern_ioctl_errmsg(TERN_IOC_BIND_FENCE, ECANCELED), "bind") != NULL &&
+	   strcmp(tern_ioctl_errmsg(TERN_IOC_BIND_FENCE, EIO),
+		  tern_ioctl_errmsg(TERN_IOC_FENCE_WAIT, EIO)) != 0,
+	   "a bind's fence errors speak of the bind, not of a job");
 }
 
 static void test_strerror(void)

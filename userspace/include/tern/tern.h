@@ -24,7 +24,8 @@
  * Thread safety: a struct tern_device may be used from any number of threads
  * at once, and so may contexts, buffers, fences and timelines created from
  * it (they hold no mutable state the library does not lock).  Several
- * threads may submit to one context or to different contexts concurrently.
+ * threads may submit to one context or to different contexts concurrently,
+ * and bind (tern_vm_bind(): the binds are queued in the order of the calls).
  * A struct tern_cmdbuf is not locked: build each one in one thread at a time
  * (it may be submitted from any thread once built, and submitted again).
  * Releasing an object while another thread still uses it is a bug of the
@@ -45,7 +46,7 @@ extern "C" {
 #define TERN_API __attribute__((visibility("default")))
 
 /** Version of this library, major << 16 | minor. */
-#define TERN_LIB_VERSION	((1u << 16) | 0u)
+#define TERN_LIB_VERSION	((1u << 16) | 3u)
 
 struct tern_device;
 struct tern_context;
@@ -353,7 +354,9 @@ TERN_API const char *tern_fault_kind_name(uint32_t kind);
  * The buffer is zero-filled, mapped into the CPU (tern_bo_map()) and into
  * the device address space of @dev at an address the library chooses
  * (tern_bo_va()), with an unmapped guard page after it so that an overrun
- * by the device faults instead of touching another buffer.
+ * by the device faults instead of touching another buffer.  The device
+ * mapping is made before the call returns, after the binds of
+ * tern_vm_bind() queued before it ran.
  *
  * Errors: -EINVAL size 0 or unknown flags; -E2BIG size above max_bo_size;
  * -EOPNOTSUPP TERN_BO_LOCAL; -ENOSPC no room left in the device address
@@ -369,7 +372,11 @@ TERN_API int tern_bo_alloc(struct tern_device *dev, uint64_t size,
  * The device address range is unbound and given back to the allocator.
  * Unbinding waits until every job submitted before on @bo's device has
  * finished (the kernel guarantees the device never touches freed memory),
- * so freeing can block; free buffers after waiting for their jobs.
+ * and the binds of tern_vm_bind() queued before it ran, so freeing can
+ * block; free buffers after waiting for their jobs.  Mappings of @bo that
+ * tern_vm_bind() made stay, and keep its memory, until a bind unmaps them
+ * or the device is closed, but jobs no longer find @bo there: unmap them
+ * first.
  */
 TERN_API void tern_bo_free(struct tern_bo *bo);
 
@@ -532,7 +539,8 @@ TERN_API int tern_cmd_raw(struct tern_cmdbuf *cb, const uint32_t *dw, size_t cou
  *
  * The buffers the job uses are found from the addresses in @cb's packets:
  * each address range must lie inside one buffer allocated from (or
- * imported into) @ctx's device.  Returns once the job is queued.
+ * imported into) @ctx's device, or inside one mapping of tern_vm_bind()
+ * on it.  Returns once the job is queued.
  *
  * Errors: those of DRM_IOCTL_TERN_SUBMIT, each with a tern_last_error()
  * naming the refused packet where the kernel gives one: -EINVAL a bad
@@ -586,7 +594,8 @@ TERN_API int tern_submit_many(struct tern_context *ctx, const struct tern_cmdbuf
  *
  * Returns 0 when the job completed; -ETIME when @timeout_ns passed first;
  * or the job's error: -EIO it faulted, -ETIMEDOUT it hung, -ECANCELED it
- * was cancelled before it started, -ENODEV the device went away.
+ * was cancelled before it started, -ENODEV the device went away.  The
+ * fence of a bind gives the bind's outcome (tern_vm_bind()).
  */
 TERN_API int tern_fence_wait(struct tern_fence *fence, int64_t timeout_ns);
 
@@ -610,7 +619,12 @@ TERN_API int tern_fence_wait_all(struct tern_fence *const *fences, unsigned int 
  */
 TERN_API int tern_fence_status(struct tern_fence *fence);
 
-/** tern_fence_seqno() - the job's number in its context (1, 2, ...). */
+/**
+ * tern_fence_seqno() - the job's number in its context (1, 2, ...)
+ *
+ * For the fence of a bind (tern_vm_bind()), the bind's number in the
+ * device's address space, its low 32 bits.
+ */
 TERN_API uint32_t tern_fence_seqno(const struct tern_fence *fence);
 
 /**
@@ -800,6 +814,203 @@ struct tern_deps {
  */
 TERN_API int tern_submit_deps(struct tern_context *ctx, const struct tern_cmdbuf *cb,
 			      const struct tern_deps *deps, struct tern_fence **fencep);
+
+/* ------------------------------------------------------------------ */
+/* Device addresses of your own: reservations and asynchronous binds  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * tern_bo_alloc() chooses a buffer's device address and binds it before it
+ * returns.  A program that manages its own device addresses (one large
+ * range holding many buffers, buffers recycled while jobs run, the same
+ * buffer at several addresses) reserves ranges with tern_va_reserve() and
+ * changes what is mapped in them with tern_vm_bind(): a *bind* of up to
+ * TERN_BIND_MAX_OPS map and unmap operations, queued at once and run by
+ * the kernel later, after the fences and timeline points it waits for
+ * (struct tern_deps, as for a job).  Its fence tells when it ran: jobs
+ * that use what it maps take it as a dependency.  The binds of a device
+ * run one at a time, in the order they were queued (library version 1.3,
+ * driver interface 1.4).
+ *
+ * Jobs find the buffers behind the addresses they use in the mappings of
+ * tern_vm_bind() too: an address range of a packet must lie inside one
+ * buffer of tern_bo_alloc() or inside one mapping.  The library's view of
+ * the mappings is the address space as the binds queued leave it: a
+ * mapping counts from its bind's queuing, and an unmapped range stops
+ * counting then.  When the kernel fails a bind because a fence it waited
+ * for failed, it cancels the binds queued after it (-ECANCELED) and leaves
+ * the address space as the binds before them made it; the library's view
+ * follows at the next tern_vm_state() or tern_va_release() (for every
+ * bind whose fence signalled), or tern_vm_bind() (for the binds the
+ * kernel counts done).
+ *
+ * tern_bo_alloc(), tern_bo_import() and tern_bo_free() bind synchronously:
+ * they wait until the binds queued before them ran.
+ */
+
+/**
+ * tern_va_reserve() - reserve a range of device addresses
+ * @dev: the device
+ * @size: bytes, rounded up to the page size (4 KiB)
+ * @align: alignment of the range: a power of two; 0 or less than a page
+ *	for a page
+ * @va: out: the first address of the range
+ *
+ * The range comes from the allocator tern_bo_alloc() takes its addresses
+ * from, so the two never overlap; like a buffer, it is followed by an
+ * unmapped guard page.  Nothing is mapped in it until tern_vm_bind() maps
+ * it.  Library version 1.3.
+ *
+ * Errors: -EINVAL @size 0 or @align not a power of two; -ENOSPC no room
+ * left in the device address space; -ENOMEM.
+ */
+TERN_API int tern_va_reserve(struct tern_device *dev, uint64_t size, uint64_t align,
+			     uint64_t *va);
+
+/**
+ * tern_va_release() - give a range of tern_va_reserve() back
+ * @dev: the device
+ * @va: the range's first address, as tern_va_reserve() gave it
+ * @size: its size, as given to tern_va_reserve()
+ *
+ * The range must be empty: every mapping in it unmapped by a bind that is
+ * done (wait for the unmap's fence).  tern_bo_alloc() may then place
+ * buffers there.  Library version 1.3.
+ *
+ * Errors: -EINVAL not a range tern_va_reserve() gave; -EBUSY a mapping is
+ * still there, or a bind of the range is not done yet.
+ */
+TERN_API int tern_va_release(struct tern_device *dev, uint64_t va, uint64_t size);
+
+/** Operations of struct tern_bind_op. */
+enum tern_bind_opcode {
+	TERN_BIND_MAP = 0,		/* map a range of a buffer */
+	TERN_BIND_UNMAP = 1,		/* remove the mappings inside a range */
+};
+
+/** Flags of struct tern_bind_op: a read-only map (device writes fault). */
+#define TERN_BIND_READ_ONLY	(1u << 0)
+
+/** Most operations of one tern_vm_bind(). */
+#define TERN_BIND_MAX_OPS	64
+
+/**
+ * struct tern_bind_op - one operation of a bind
+ * @op: enum tern_bind_opcode
+ * @flags: TERN_BIND_READ_ONLY or 0 for a map; 0 for an unmap
+ * @bo: a map's buffer, of the same device; NULL for an unmap
+ * @bo_offset: a map's offset in @bo of the first byte mapped; 0 for an unmap
+ * @va: first address of the range
+ * @range: bytes
+ *
+ * @va, @bo_offset and @range are multiples of the page size (4 KiB), and
+ * [@va, @va + @range) lies inside one range of tern_va_reserve().  A map
+ * needs the range free (as the binds queued before leave it) and
+ * [@bo_offset, @bo_offset + @range) inside @bo.  An unmap removes every
+ * mapping inside the range; at least one must be there, and none may
+ * stick out of it.
+ */
+struct tern_bind_op {
+	uint32_t op;
+	uint32_t flags;
+	struct tern_bo *bo;
+	uint64_t bo_offset;
+	uint64_t va;
+	uint64_t range;
+};
+
+/**
+ * tern_vm_bind() - change the device address space: map and unmap ranges
+ * @dev: the device
+ * @ops: the operations, run in this order, as one bind
+ * @count: entries of @ops, 1 to TERN_BIND_MAX_OPS
+ * @deps: what the bind waits for before it runs (fences, timeline points)
+ *	and the timeline points it signals once it ran, as for
+ *	tern_submit_deps(); or NULL.  @signal_count + 2 are at most
+ *	&tern_device_info.max_syncs_per_submit (the bind's fences).
+ * @fencep: out: the bind's fence; NULL to wait for the bind
+ *
+ * With @fencep, returns once the bind is queued; the fence signals once it
+ * ran: the mappings it made can be used, and after an unmap the device no
+ * longer reaches the range.  It is a fence like a job's: tern_fence_wait(),
+ * tern_fence_status(), tern_fence_export_sync_file(), and a dependency of
+ * jobs (&tern_deps.fences) and of other binds; tern_fence_seqno() gives
+ * the bind's number in the address space (1, 2, ..., binds of
+ * tern_bo_alloc() and tern_bo_free() counted too).  Its error, if the bind
+ * did not run: that of a fence it waited for (-EIO a job faulted, ...),
+ * -ECANCELED a bind queued before it failed, -EIO the device failed to
+ * make it (then the address space takes no more changes), -ENODEV the
+ * device is gone.  Without @fencep, returns once the bind ran, with that
+ * result.
+ *
+ * The bind runs after the binds queued before it and once everything in
+ * @deps signalled.  Jobs that use a mapping wait for the bind's fence (or
+ * a point it signals).  An unmap waits for the jobs submitted before it
+ * whose command buffers use the buffers it unmaps (the library lists them
+ * for the kernel), not for the device's other jobs; a job submitted
+ * after it may fault on the range once it ran.  If a fence the bind waits
+ * for fails, the bind fails with its error and the binds queued after it
+ * are cancelled; the address space is left as the binds before them made
+ * it.  tern_vm_state() counts failures.
+ *
+ * Errors, found before the ioctl, nothing queued: -EINVAL @count 0 or
+ * above TERN_BIND_MAX_OPS, an unknown op or flag, a map without a buffer
+ * or with a buffer of another open device, an unmap with a buffer or an
+ * offset, an address, offset or size not a multiple of the page size or
+ * 0, a map beyond its buffer, or @deps as tern_submit_deps() refuses them;
+ * -ERANGE an operation's range is not inside one range of
+ * tern_va_reserve(); -ENOENT a timeline point waited for has nothing
+ * submitted to signal it yet; -EOPNOTSUPP the driver is older than
+ * interface 1.4.  From the kernel, nothing queued, tern_last_error()
+ * naming the operation: -EEXIST a map over a mapping; -ENOENT an unmap of
+ * a range with nothing mapped; -EINVAL an unmap that cuts a mapping;
+ * -ENOSPC the address space would map more than it may; -EAGAIN too many
+ * operations queued (wait for a bind's fence and retry); -EIO the address
+ * space takes no more changes; -ENODEV; -ENOMEM.
+ */
+TERN_API int tern_vm_bind(struct tern_device *dev, const struct tern_bind_op *ops,
+			  unsigned int count, const struct tern_deps *deps,
+			  struct tern_fence **fencep);
+
+/**
+ * struct tern_vm_state - the state of a device's address space
+ *
+ * Mirrors struct drm_tern_vm_get_state.  @error is 0 while the address
+ * space takes changes, -EIO once the device failed to make one (every
+ * later bind fails), -ENODEV once the device is gone.  @queued and @done
+ * are bind seqnos (tern_fence_seqno() of a bind's fence, in full): the
+ * last bind queued, and the last done (ran, failed or cancelled; binds are
+ * done in order).  @bind_error is the error of the last bind that failed
+ * (a fence it waited for, or the device), 0 if none did, and
+ * @bind_error_seqno that bind.  @binds_failed and @binds_cancelled count
+ * them.  @mapped is the bytes mapped as the binds queued leave the address
+ * space, buffers of tern_bo_alloc() included; @update_ns the device time
+ * the address space's page-table updates took.
+ */
+struct tern_vm_state {
+	int32_t error;
+	int32_t bind_error;
+	uint64_t bind_error_seqno;
+	uint64_t queued;
+	uint64_t done;
+	uint64_t binds_failed;
+	uint64_t binds_cancelled;
+	uint64_t mapped;
+	uint64_t update_ns;
+};
+
+/**
+ * tern_vm_state() - query the state of the device's address space
+ * @dev: the device
+ * @st: out: the state
+ *
+ * Like tern_context_status(), sets tern_last_error() to a description of a
+ * failure (the last bind that failed, or the address space's error) even
+ * though the call succeeds.  Library version 1.3.
+ *
+ * Errors: -EOPNOTSUPP the driver is older than interface 1.4; -ENODEV.
+ */
+TERN_API int tern_vm_state(struct tern_device *dev, struct tern_vm_state *st);
 
 #ifdef __cplusplus
 }
