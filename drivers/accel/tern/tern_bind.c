@@ -38,11 +38,11 @@
  * TERN_BIND_TRIES times, without stopping the queue for the other address
  * spaces; &tern_sched_ctx.kernel tells the scheduler so.  Updates of one
  * address space run one at a time in the order they were recorded (by the
- * address space's bind worker, tern_vm_bind.c), so running one again never
+ * one runner of the address space's binds, tern_vm_bind.c), so running one again never
  * undoes a later one.
  *
- * tern_bind_run() pushes a job and waits for it: its caller, the bind
- * worker, holds no lock then.  A buffer longer than the device's
+ * tern_bind_run() pushes a job and waits for it: its caller, the runner
+ * of an address space's binds, holds no lock then.  A buffer longer than the device's
  * BUF_SIZE_MAX is run as several jobs, split between packets.
  */
 

@@ -57,7 +57,10 @@
  * keeps its stronger promise by waiting for all the jobs of the file first.
  *
  * The worker (tern_vm_bind_work()) takes the first bind once its in-fences
- * signalled.  It is on the fence-signalling side of the binds' fences: it
+ * signalled.  A bind queued alone by an ioctl that waits for it
+ * (DRM_IOCTL_TERN_VM_BIND, or SYNC) is run by that ioctl instead, up to
+ * that bind, which spares the worker's wake-up (tern_vm_binds_run(): one
+ * runner at a time).  It is on the fence-signalling side of the binds' fences: it
  * allocates nothing and takes only &tern_vm.lock and the reset lock.  For
  * each operation it records the change into its update under
  * &tern_vm.lock (tern_pt takes new tables from the bind's pool), runs it
@@ -691,29 +694,37 @@ static void tern_vm_bind_free_dma(struct tern_vm *vm, struct tern_vm_bind *bind)
 	}
 }
 
-/**
- * tern_vm_bind_work() - run the binds of an address space, in order
- * @work: &tern_vm.bind_work
- *
- * On the fence-signalling side of the binds' fences: allocates nothing.
+/*
+ * Run the binds at the head of the queue, in order, while they are ready
+ * and their in-fences signalled: the bind worker's body, also run by an
+ * ioctl that waits for a bind queued alone, which then needs no hop to the
+ * worker.  One runner at a time (@vm->running): another one returns at
+ * once, and the running one, which looks at the queue again under
+ * @vm->lock after each bind, takes what was queued meanwhile.  On the
+ * fence-signalling side of the binds' fences: allocates nothing.
  */
-static void tern_vm_bind_work(struct work_struct *work)
+static void tern_vm_binds_run(struct tern_vm *vm, struct tern_vm_bind *mine)
 {
-	struct tern_vm *vm = container_of(work, struct tern_vm, bind_work);
 	struct tern_vm_bind *bind;
-	bool cookie;
+	bool cookie, last = false;
 	int ret;
 
 	cookie = dma_fence_begin_signalling();
-	for (;;) {
-		mutex_lock(&vm->lock);
+	mutex_lock(&vm->lock);
+	if (vm->running) {
+		mutex_unlock(&vm->lock);
+		dma_fence_end_signalling(cookie);
+		return;
+	}
+	WRITE_ONCE(vm->running, true);
+	while (!last) {
 		bind = list_first_entry_or_null(&vm->binds, struct tern_vm_bind,
 						link);
 		if (!bind || !bind->ready ||
-		    (!bind->cancelled && !tern_vm_bind_deps_done(bind))) {
-			mutex_unlock(&vm->lock);
+		    (!bind->cancelled && !tern_vm_bind_deps_done(bind)))
 			break;
-		}
+		/* an ioctl runs up to its own bind, not other threads' */
+		last = bind == mine;
 		if (!bind->cancelled) {
 			/* the in-syncs' errors; the BOs' users only order it */
 			ret = tern_sync_fences_error(bind->deps, bind->nr_in_deps);
@@ -741,7 +752,7 @@ static void tern_vm_bind_work(struct work_struct *work)
 		if (bind->error)
 			dma_fence_set_error(&bind->fence->base, bind->error);
 		dma_fence_signal(&bind->fence->base);
-		/* before it leaves @vm->binds: PCI remove flushes this work */
+		/* before it leaves @vm->binds: PCI remove waits for runners */
 		tern_vm_bind_free_dma(vm, bind);
 
 		mutex_lock(&vm->lock);
@@ -749,10 +760,31 @@ static void tern_vm_bind_work(struct work_struct *work)
 		vm->queued_ops -= bind->nr_ops;
 		vm->done_seqno = bind->seqno;
 		vm->executing = false;
-		mutex_unlock(&vm->lock);
 		queue_work(system_unbound_wq, &vm->reap_work);
 	}
+	/*
+	 * A bind is made ready under this lock, and a dependency's callback
+	 * kicks the worker after its fence signalled, so the last look at the
+	 * queue, in the same hold as this, misses nothing.  An ioctl that
+	 * stopped after its own bind hands the rest to the worker.
+	 */
+	if (mine && !list_empty(&vm->binds))
+		queue_work(vm->tdev->bind.wq, &vm->bind_work);
+	WRITE_ONCE(vm->running, false);
+	mutex_unlock(&vm->lock);
 	dma_fence_end_signalling(cookie);
+	/* wake_up_var() looks for waiters unlocked: order the store first */
+	smp_mb();
+	wake_up_var(&vm->running);
+}
+
+/**
+ * tern_vm_bind_work() - run the binds of an address space, in order
+ * @work: &tern_vm.bind_work
+ */
+static void tern_vm_bind_work(struct work_struct *work)
+{
+	tern_vm_binds_run(container_of(work, struct tern_vm, bind_work), NULL);
 }
 
 static void tern_vm_bind_release(struct kref *kref)
@@ -1223,7 +1255,9 @@ static int tern_vm_bind_queue(struct tern_vm *vm, struct tern_vm_bind_args *a,
 	bind->ready = true;
 	mutex_unlock(&vm->lock);
 	mutex_unlock(&vm->bind_lock);
-	queue_work(vm->tdev->bind.wq, &vm->bind_work);
+	/* a bind queued alone is run by its caller, tern_vm_bind_wait() */
+	if (ret || !a->alone)
+		queue_work(vm->tdev->bind.wq, &vm->bind_work);
 	return ret;
 
 err_put:
@@ -1364,6 +1398,13 @@ static int tern_vm_bind_wait(struct tern_vm *vm, struct tern_vm_bind_args *a)
 	}
 	if (ret)
 		goto out;
+	/*
+	 * Alone in the queue, its in-fences signalled: run it here rather
+	 * than wake the worker for it (unless a runner is at work already,
+	 * which then runs it), outside drm_dev_enter().
+	 */
+	lockdep_assert_none_held_once();
+	tern_vm_binds_run(vm, bind);
 	/*
 	 * Not interruptible: the address space already is what the bind
 	 * makes of it, and its update preempts the copy engine's work.
@@ -1625,6 +1666,8 @@ static void tern_vm_binds_stop(struct tern_vm *vm, bool unplug, int error)
 	mutex_unlock(&vm->lock);
 	queue_work(vm->tdev->bind.wq, &vm->bind_work);
 	flush_work(&vm->bind_work);
+	/* and for an ioctl that runs binds itself */
+	wait_var_event(&vm->running, !READ_ONCE(vm->running));
 }
 
 /**

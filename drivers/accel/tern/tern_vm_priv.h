@@ -49,9 +49,9 @@ struct tern_vm_garbage {
  * @lock: protects the bookkeeping: @mm, @pt, @tables, @dead_tables,
  *	@nr_tables, @tables_pending, @mapped, @nr_mappings, @bos, @pinned,
  *	and the queue: @binds, @done, @next_seqno, @done_seqno, @queued_ops,
- *	@executing, @closing, @unplugged, @error and the bind counters.
- *	Taken by the bind worker, on the fence-signalling side: nothing
- *	allocates memory or waits for a fence under it.
+ *	@executing, @running, @closing, @unplugged, @error and the bind
+ *	counters.  Taken by the runners of the binds, on the fence-signalling
+ *	side: nothing allocates memory or waits for a fence under it.
  * @mm: the VA ranges mapped, as the binds queued so far leave them
  * @pt: the page tables, as the binds run so far made them
  * @tables: bus address >> TERN_PAGE_SHIFT -> &struct tern_vm_table, for
@@ -77,13 +77,16 @@ struct tern_vm_garbage {
  * @done_seqno: seqno of the last bind done
  * @queued_ops: operations of the binds in @binds, at most
  *	%DRM_TERN_VM_BIND_QUEUE_MAX
- * @executing: the worker is recording or running an update: PCI remove
- *	waits until it is not
+ * @executing: a runner of the binds is recording or running one: cancels
+ *	leave that one alone
+ * @running: a runner of the binds (the worker, or an ioctl whose bind is
+ *	alone) is at work: another one returns at once, PCI remove and close
+ *	wait until none is
  * @closing: the file is gone: no bind is queued any more
  * @bind_work: runs the binds in order (the device's bind workqueue)
  * @reap_work: cleans up after them
  * @map_addrs: page addresses handed to tern_pt_map() at a time, used by
- *	the worker only
+ *	the runner of the binds only
  * @unplugged: the device is gone and @pt with it
  * @error: a change failed on the device: the device's tables may differ
  *	from @pt, so no other change is made
@@ -127,6 +130,7 @@ struct tern_vm {
 	u64 done_seqno;
 	unsigned int queued_ops;
 	bool executing;
+	bool running;
 	bool closing;
 	struct work_struct bind_work;
 	struct work_struct reap_work;
