@@ -158,12 +158,25 @@ static int bind_async(struct tern_device *dev, uint32_t op, struct tern_bo *bo,
 	return tern_vm_bind(dev, &o, 1, &deps, fencep);
 }
 
+/* One asynchronous operation, waited for through its fence. */
+static int bind_async_wait(struct tern_device *dev, uint32_t op, struct tern_bo *bo,
+			   uint64_t va)
+{
+	struct tern_fence *f = NULL;
+	int ret;
+
+	ret = bind_async(dev, op, bo, va, NULL, &f);
+	if (!ret)
+		ret = tern_fence_wait(f, 10000000000ll);
+	tern_fence_free(f);
+	return ret;
+}
+
 /* p50 of an asynchronous map's and unmap's round trip, to the fence */
 static int bind_async_latency(struct bench *b, struct tern_bo *bo, uint64_t va,
 			      unsigned int n)
 {
 	double *map = calloc(n, sizeof(*map)), *unmap = calloc(n, sizeof(*unmap));
-	struct tern_fence *f = NULL;
 	unsigned int i;
 	int ret = 0;
 
@@ -174,18 +187,10 @@ static int bind_async_latency(struct bench *b, struct tern_bo *bo, uint64_t va,
 	for (i = 0; i < n && !ret; i++) {
 		uint64_t t0 = bench_now_ns(), t1;
 
-		ret = bind_async(b->dev, TERN_BIND_MAP, bo, va, NULL, &f);
-		if (!ret)
-			ret = tern_fence_wait(f, 10000000000ll);
-		tern_fence_free(f);
-		f = NULL;
+		ret = bind_async_wait(b->dev, TERN_BIND_MAP, bo, va);
 		t1 = bench_now_ns();
 		if (!ret)
-			ret = bind_async(b->dev, TERN_BIND_UNMAP, NULL, va, NULL, &f);
-		if (!ret)
-			ret = tern_fence_wait(f, 10000000000ll);
-		tern_fence_free(f);
-		f = NULL;
+			ret = bind_async_wait(b->dev, TERN_BIND_UNMAP, NULL, va);
 		map[i] = (t1 - t0) / 1e3;
 		unmap[i] = (bench_now_ns() - t1) / 1e3;
 	}

@@ -63,9 +63,10 @@
  *   reaping of an unmap), or &tern_vm.bind_lock (the bind ioctls of an
  *   address space; never taken by the worker that runs the binds), never
  *   both
- * - &tern_vm.lock (bookkeeping, recording), then &tern_device.reset_lock
- *   (the TLB invalidation after an unmap); or &tern_bind_queue.lock
- *   (numbering and push of an update's job), never with &tern_vm.lock
+ * - &tern_vm.lock (bookkeeping, recording), or &tern_device.reset_lock
+ *   (the TLB invalidation after an unmap, also under tern_vm_list_lock
+ *   by the release of a VM), or &tern_bind_queue.lock (numbering and
+ *   push of an update's job): never two of them
  *
  * and, with interrupts off:
  *

@@ -97,8 +97,9 @@
  * opening the device a second time fails with -EBUSY.
  *
  * Lock order: tern_vm_list_lock (PCI remove, the release, debugfs, the
- * reaping), then &tern_vm.lock, then the device's reset lock (TLB
- * invalidations); &tern_vm.bind_lock (bind ioctls) comes before
+ * reaping), then &tern_vm.lock; the device's reset lock (TLB
+ * invalidations) is taken with no &tern_vm.lock held, under
+ * tern_vm_list_lock by the release; &tern_vm.bind_lock (bind ioctls) comes before
  * &tern_vm.lock and is never taken with tern_vm_list_lock.  PCI remove
  * waits for the bind worker under tern_vm_list_lock, which the worker
  * never takes.  &tern_vm.lock is taken by the bind
@@ -364,25 +365,6 @@ void tern_vm_reap(struct tern_vm *vm, struct tern_vm_garbage *g)
 		kfree(m);
 	}
 	INIT_LIST_HEAD(&g->mappings);
-}
-
-/**
- * tern_vm_mapping_release() - give back a mapping that never was, or no
- *	longer is, in the address space, and that no job can reach
- * @vm: the address space
- * @m: the mapping, counted in the budget, its BO pinned and referenced
- *
- * Context: process context, no tern lock held.
- */
-void tern_vm_mapping_release(struct tern_vm *vm, struct tern_vm_mapping *m)
-{
-	tern_bo_unpin(m->bo);
-	mutex_lock(&vm->lock);
-	tern_vm_bo_put(vm, m->vbo);
-	vm->nr_mappings--;
-	mutex_unlock(&vm->lock);
-	drm_gem_object_put(&m->bo->base.base);
-	kfree(m);
 }
 
 static bool tern_vm_single_use(struct tern_device *tdev)

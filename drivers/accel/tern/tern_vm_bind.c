@@ -800,15 +800,15 @@ static void tern_vm_bind_release(struct kref *kref)
 		tern_pt_pool_drain(&vm->pt, &op->pool);
 		tern_vm_update_free(vm, &op->update);
 		if (op->m) {
-			/* never ran: never reachable by the device */
-			if (op->counted) {
-				tern_vm_mapping_release(vm, op->m);
-			} else {
-				if (op->sgt)
-					tern_bo_unpin(op->m->bo);
-				drm_gem_object_put(&op->m->bo->base.base);
-				kfree(op->m);
-			}
+			/*
+			 * Never ran, so never reachable by the device; a map
+			 * that was applied was undone, which uncounted it.
+			 */
+			WARN_ON(op->counted);
+			if (op->sgt)
+				tern_bo_unpin(op->m->bo);
+			drm_gem_object_put(&op->m->bo->base.base);
+			kfree(op->m);
 		}
 		kfree(op->new_vbo);
 	}

@@ -190,7 +190,6 @@ void tern_vm_bo_add(struct tern_vm *vm, struct tern_vm_bo *vbo,
 void tern_vm_bo_put(struct tern_vm *vm, struct tern_vm_bo *vbo);
 void tern_vm_retire(struct tern_vm *vm, struct tern_vm_garbage *g);
 void tern_vm_reap(struct tern_vm *vm, struct tern_vm_garbage *g);
-void tern_vm_mapping_release(struct tern_vm *vm, struct tern_vm_mapping *m);
 
 void tern_vm_binds_init(struct tern_vm *vm);
 void tern_vm_binds_unplug(struct tern_vm *vm);
