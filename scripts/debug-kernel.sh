@@ -6,10 +6,12 @@
 # goes to O=$TERN_CACHE/debug-kernel/<version>) from x86_64_defconfig, trimmed
 # of what the VM never uses, with lockdep (PROVE_LOCKING, PROVE_RCU),
 # DEBUG_ATOMIC_SLEEP, KASAN, KMEMLEAK, DEBUG_OBJECTS, failslab and the DRM
-# core tern needs (DRM, DRM_ACCEL, DRM_GEM_SHMEM_HELPER, DRM_SCHED) built in.
+# core tern needs (DRM, DRM_ACCEL, DRM_GEM_SHMEM_HELPER, DRM_SCHED, DRM_GPUVM,
+# DRM_EXEC) built in.
 #
-# DRM_GEM_SHMEM_HELPER and DRM_SCHED have no prompt: the tiny vgem and etnaviv
-# drivers are built in to select them without touching the source tree.
+# DRM_GEM_SHMEM_HELPER, DRM_SCHED, DRM_GPUVM and DRM_EXEC have no prompt: the
+# small vgem, etnaviv and panthor drivers (panthor through COMPILE_TEST) are
+# built in to select them without touching the source tree.
 #
 # The result is installed like the Debian image, in
 # $TERN_CACHE/kernel/<release>/root/{boot,lib/modules}, so that the usual
@@ -43,6 +45,10 @@ CONFIG_DRM=y
 CONFIG_DRM_ACCEL=y
 CONFIG_DRM_VGEM=y
 CONFIG_DRM_ETNAVIV=y
+CONFIG_COMPILE_TEST=y
+# COMPILE_TEST would make WERROR the default, for the kernel and tern.ko
+# CONFIG_WERROR is not set
+CONFIG_DRM_PANTHOR=y
 # CONFIG_DRM_I915 is not set
 CONFIG_DEBUG_FS=y
 CONFIG_DEBUG_KERNEL=y
@@ -88,7 +94,7 @@ if ! cmp -s "$frag" "$O/.tern-debug.config.done" 2>/dev/null || [ ! -f "$O/.conf
 	"$LSRC/scripts/kconfig/merge_config.sh" -m -O "$O" "$O/.config" "$frag" >&2
 	make -s -C "$LSRC" O="$O" olddefconfig >&2
 	# Fail early when an option did not stick (dependency missing).
-	for opt in DRM DRM_ACCEL DRM_GEM_SHMEM_HELPER DRM_SCHED PROVE_LOCKING PROVE_RCU DEBUG_KMEMLEAK \
+	for opt in DRM DRM_ACCEL DRM_GEM_SHMEM_HELPER DRM_SCHED DRM_GPUVM DRM_EXEC PROVE_LOCKING PROVE_RCU DEBUG_KMEMLEAK \
 		DEBUG_ATOMIC_SLEEP KASAN DEBUG_OBJECTS FAILSLAB PCI_MSI DEBUG_FS; do
 		grep -q "^CONFIG_$opt=y" "$O/.config" || die "CONFIG_$opt did not stick in $O/.config"
 	done

@@ -52,7 +52,8 @@
  *
  * - &tern_file.lock (contexts of a file)
  * - &tern_context.submit_lock (closed flag, seqno, arm and push of a job)
- * - reservation objects of the VM and the BOs (ww-locked together)
+ * - reservation objects of the VM and the BOs (locked together by one
+ *   drm_exec transaction)
  * - &tern_device.contexts_lock (debugfs list, placement of new contexts)
  * - &tern_device.sched_params_lock (debugfs writes of the scheduler's
  *   tunables), or the raw_nop lock of debugfs then &tern_device.reset_lock
@@ -67,6 +68,8 @@
  *   (the TLB invalidation after an unmap, also under tern_vm_list_lock
  *   by the release of a VM), or &tern_bind_queue.lock (numbering and
  *   push of an update's job): never two of them
+ * - &tern_bo.gpuva_lock (a BO's list of the address spaces that map it
+ *   and of its mappings there), under &tern_vm.lock or alone
  *
  * and, with interrupts off:
  *
@@ -246,7 +249,8 @@ static const struct file_operations tern_fops = {
 
 static const struct drm_driver tern_drm_driver = {
 	.driver_features = DRIVER_GEM | DRIVER_COMPUTE_ACCEL |
-			   DRIVER_SYNCOBJ | DRIVER_SYNCOBJ_TIMELINE,
+			   DRIVER_SYNCOBJ | DRIVER_SYNCOBJ_TIMELINE |
+			   DRIVER_GEM_GPUVA,
 	.open = tern_open,
 	.postclose = tern_postclose,
 	.show_fdinfo = tern_show_fdinfo,

@@ -63,8 +63,11 @@ static size_t tern_gem_rss(struct drm_gem_object *obj)
 
 static void tern_gem_free(struct drm_gem_object *obj)
 {
-	if (to_tern_bo(obj)->accounted)
+	struct tern_bo *bo = to_tern_bo(obj);
+
+	if (bo->accounted)
 		atomic64_sub(obj->size, &to_tern_device(obj->dev)->bo_bytes);
+	mutex_destroy(&bo->gpuva_lock);
 	drm_gem_shmem_object_free(obj);
 }
 
@@ -115,6 +118,8 @@ struct drm_gem_object *tern_gem_create_object(struct drm_device *dev, size_t siz
 	/* PCI is cache coherent: keep the CPU mappings cached. */
 	bo->base.map_wc = false;
 	bo->base.base.funcs = &tern_gem_funcs;
+	mutex_init(&bo->gpuva_lock);
+	drm_gem_gpuva_set_lock(&bo->base.base, &bo->gpuva_lock);
 	return &bo->base.base;
 }
 

@@ -5,6 +5,7 @@
 #ifndef __TERN_GEM_H__
 #define __TERN_GEM_H__
 
+#include <linux/mutex.h>
 #include <linux/types.h>
 
 #include <drm/drm_gem_shmem_helper.h>
@@ -21,12 +22,18 @@ struct sg_table;
  *	&tern_device.bo_bytes until freed
  * @cpu_read_only: the process may map it for reading only (a kernel-owned
  *	object such as a progress page)
+ * @gpuva_lock: protects the object's list of &struct drm_gpuvm_bo (the
+ *	address spaces that map it) and their lists of mappings
+ *	(drm_gem_gpuva_set_lock()).  Taken under &tern_vm.lock (also on the
+ *	fence-signalling side of the binds) or alone: nothing allocates
+ *	memory or waits for a fence under it.
  */
 struct tern_bo {
 	struct drm_gem_shmem_object base;
 	u32 placement;
 	bool accounted;
 	bool cpu_read_only;
+	struct mutex gpuva_lock; /* see above */
 };
 
 static inline struct tern_bo *to_tern_bo(struct drm_gem_object *obj)

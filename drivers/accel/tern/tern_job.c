@@ -14,6 +14,7 @@
 #include <linux/uaccess.h>
 
 #include <drm/drm_drv.h>
+#include <drm/drm_exec.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_print.h>
@@ -395,126 +396,32 @@ const struct drm_sched_backend_ops tern_job_sched_ops = {
 };
 
 /*
- * Lock a set of distinct reservation objects with a ww ticket, backing off
- * on contention.
+ * Lock the reservation objects a job's fence goes into, the VM's and its
+ * BOs', with a slot reserved in each: one drm_exec transaction, which
+ * backs off on contention.  On success the caller ends it with
+ * drm_exec_fini(); on error nothing is locked.
  */
-static int tern_job_lock_resvs(struct dma_resv **resv, unsigned int count,
-			       struct ww_acquire_ctx *ticket)
-{
-	int contended = -1;
-	unsigned int i, j;
-	int ret;
-
-	ww_acquire_init(ticket, &reservation_ww_class);
-retry:
-	if (contended >= 0) {
-		ret = dma_resv_lock_slow_interruptible(resv[contended], ticket);
-		if (ret)
-			goto err_fini;
-	}
-	for (i = 0; i < count; i++) {
-		if (i == contended)
-			continue;
-		ret = dma_resv_lock_interruptible(resv[i], ticket);
-		if (!ret)
-			continue;
-
-		for (j = 0; j < i; j++)
-			if (j != contended)
-				dma_resv_unlock(resv[j]);
-		if (contended >= 0)
-			dma_resv_unlock(resv[contended]);
-		if (ret == -EDEADLK) {
-			contended = i;
-			goto retry;
-		}
-		goto err_fini;
-	}
-	ww_acquire_done(ticket);
-	return 0;
-
-err_fini:
-	ww_acquire_fini(ticket);
-	return ret;
-}
-
-static void tern_job_unlock_resvs(struct dma_resv **resv, unsigned int count,
-				  struct ww_acquire_ctx *ticket)
+static int tern_job_lock_resvs(struct tern_job *job, struct drm_exec *exec)
 {
 	unsigned int i;
+	int ret = 0;
 
-	for (i = 0; i < count; i++)
-		dma_resv_unlock(resv[i]);
-	ww_acquire_fini(ticket);
-}
-
-/*
- * Entries of the small arrays a submission keeps on the stack, enough for
- * most jobs: only larger ones allocate.
- */
-#define TERN_SUBMIT_INLINE	4
-
-/**
- * struct tern_resv_set - the reservation objects a job's fence goes into
- * @resv: distinct reservation objects: the VM's first, then the BOs'
- * @usage: how the fence is added to each
- * @count: entries used
- * @inline_resv: @resv when the job has fewer than TERN_SUBMIT_INLINE BOs
- * @inline_usage: @usage then
- */
-struct tern_resv_set {
-	struct dma_resv **resv;
-	enum dma_resv_usage *usage;
-	unsigned int count;
-	struct dma_resv *inline_resv[TERN_SUBMIT_INLINE];
-	enum dma_resv_usage inline_usage[TERN_SUBMIT_INLINE];
-};
-
-static int tern_resv_set_build(struct tern_resv_set *set, struct tern_job *job)
-{
-	unsigned int i, j;
-
-	if (job->bo_count < TERN_SUBMIT_INLINE) {
-		set->resv = set->inline_resv;
-		set->usage = set->inline_usage;
-	} else {
-		set->resv = kmalloc_array(job->bo_count + 1, sizeof(*set->resv),
-					  GFP_KERNEL);
-		set->usage = kmalloc_array(job->bo_count + 1,
-					   sizeof(*set->usage), GFP_KERNEL);
-		if (!set->resv || !set->usage) {
-			kfree(set->resv);
-			kfree(set->usage);
-			set->resv = NULL;
-			set->usage = NULL;
-			return -ENOMEM;
+	/* a BO listed twice is locked once */
+	drm_exec_init(exec, DRM_EXEC_INTERRUPTIBLE_WAIT |
+		      DRM_EXEC_IGNORE_DUPLICATES, job->bo_count + 1);
+	drm_exec_until_all_locked(exec) {
+		ret = tern_vm_lock_resv(job->ctx->vm, exec, 1);
+		drm_exec_retry_on_contention(exec);
+		for (i = 0; !ret && i < job->bo_count; i++) {
+			ret = drm_exec_prepare_obj(exec, job->bos[i], 1);
+			drm_exec_retry_on_contention(exec);
 		}
+		if (ret)
+			break;
 	}
-
-	set->resv[0] = tern_vm_resv(job->ctx->vm);
-	set->usage[0] = DMA_RESV_USAGE_BOOKKEEP;
-	set->count = 1;
-	for (i = 0; i < job->bo_count; i++) {
-		struct dma_resv *resv = job->bos[i]->resv;
-
-		for (j = 0; j < set->count; j++)
-			if (set->resv[j] == resv)
-				break;
-		if (j == set->count) {
-			set->resv[j] = resv;
-			set->count++;
-		}
-		set->usage[j] = DMA_RESV_USAGE_WRITE;
-	}
-	return 0;
-}
-
-static void tern_resv_set_free(struct tern_resv_set *set)
-{
-	if (set->resv == set->inline_resv)
-		return;
-	kfree(set->resv);
-	kfree(set->usage);
+	if (ret)
+		drm_exec_fini(exec);
+	return ret;
 }
 
 /*
@@ -739,9 +646,8 @@ static int tern_submit_one(struct tern_device *tdev, struct drm_file *file,
 	struct tern_out_sync small_out[TERN_SYNC_INLINE] = {};
 	struct tern_file *tfile = to_tern_file(file);
 	struct tern_out_sync *out = NULL;
-	struct tern_resv_set resvs = {};
-	struct ww_acquire_ctx ticket;
 	struct dma_fence *done;
+	struct drm_exec exec;
 	struct tern_context *ctx;
 	bool deps_signalled;
 	struct tern_job *job;
@@ -775,10 +681,6 @@ static int tern_submit_one(struct tern_device *tdev, struct drm_file *file,
 		out = NULL;
 		goto out_release;
 	}
-	ret = tern_resv_set_build(&resvs, job);
-	if (ret)
-		goto out_release;
-
 	/*
 	 * The context's destruction takes the submit lock to mark it closed
 	 * before it cancels its jobs: a job is pushed before that, or not at
@@ -801,16 +703,9 @@ static int tern_submit_one(struct tern_device *tdev, struct drm_file *file,
 		if (ret)
 			goto out_unlock;
 	}
-	ret = tern_job_lock_resvs(resvs.resv, resvs.count, &ticket);
+	ret = tern_job_lock_resvs(job, &exec);
 	if (ret)
 		goto out_unlock;
-	for (i = 0; i < resvs.count; i++) {
-		ret = dma_resv_reserve_fences(resvs.resv[i], 1);
-		if (ret) {
-			tern_job_unlock_resvs(resvs.resv, resvs.count, &ticket);
-			goto out_unlock;
-		}
-	}
 
 	/* point of no return: nothing below fails */
 	tern_job_arm(job);
@@ -826,9 +721,10 @@ static int tern_submit_one(struct tern_device *tdev, struct drm_file *file,
 	} else {
 		done = dma_fence_get(job->hw.fence);
 	}
-	for (i = 0; i < resvs.count; i++)
-		dma_resv_add_fence(resvs.resv[i], done, resvs.usage[i]);
-	tern_job_unlock_resvs(resvs.resv, resvs.count, &ticket);
+	dma_resv_add_fence(tern_vm_resv(ctx->vm), done, DMA_RESV_USAGE_BOOKKEEP);
+	for (i = 0; i < job->bo_count; i++)
+		dma_resv_add_fence(job->bos[i]->resv, done, DMA_RESV_USAGE_WRITE);
+	drm_exec_fini(&exec);
 
 	spin_lock_irqsave(&ctx->state_lock, flags);
 	ctx->jobs_submitted++;
@@ -857,13 +753,11 @@ static int tern_submit_one(struct tern_device *tdev, struct drm_file *file,
 	tern_sync_out_signal(out, args->out_sync_count, done);
 	tern_sync_out_free(out, args->out_sync_count, small_out);
 	dma_fence_put(done);
-	tern_resv_set_free(&resvs);
 	return 0;
 
 out_unlock:
 	mutex_unlock(&ctx->submit_lock);
 out_release:
-	tern_resv_set_free(&resvs);
 	tern_sync_out_free(out, args->out_sync_count, small_out);
 	tern_job_release(job);
 	return ret;

@@ -11,15 +11,15 @@
 #include <linux/lockdep.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
-#include <linux/rbtree.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
 #include <drm/drm_drv.h>
+#include <drm/drm_exec.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
-#include <drm/drm_mm.h>
+#include <drm/drm_gpuvm.h>
 #include <drm/drm_print.h>
 
 #include <drm/tern_accel.h>
@@ -38,13 +38,18 @@
  * Each open file of the device has one address space, a &struct tern_vm,
  * shared by all contexts of the file.  It is a tree of device page tables
  * (tern_pt.c) in coherent system memory, whose root goes into the ROOT
- * register of every slot that runs a job of the file, and a &struct drm_mm
- * of the VA ranges in use, [%DRM_TERN_VA_START, 2^48).  Each range is one
- * &struct tern_vm_mapping: a range of one BO, mapped read-write or
- * read-only.
+ * register of every slot that runs a job of the file, and a &struct
+ * drm_gpuvm of the VA ranges in use, [%DRM_TERN_VA_START, 2^48).  Each
+ * range is one &struct tern_vm_mapping (a &struct drm_gpuva): a range of
+ * one BO, mapped read-write or read-only.  Each BO mapped has one &struct
+ * tern_vm_bo (a &struct drm_gpuvm_bo) in the VM, on the BO's list of the
+ * address spaces that map it, with the list of its mappings there: the
+ * VM holds one pin of the BO's pages for all of them.  drm_gpuvm also
+ * gives the VM its reservation object (a GEM object of its own) and the
+ * arithmetic of cutting mappings (drm_gpuvm_sm_unmap()).
  *
  * The address space is changed by binds (tern_vm_bind.c): checked and
- * applied to the drm_mm at the ioctl, run in order by a worker that
+ * applied to the VA tree at the ioctl, run in order by a worker that
  * records each change into a DMA buffer of PHYS_COPY packets (tern_pt.c)
  * and runs it on the copy engine (tern_bind.c).  This file holds the
  * address space itself: its tables, its budget, the reaping of what an
@@ -60,8 +65,9 @@
  * waits for them (not interruptibly: they are jobs of this file, which
  * end).  A job whose fence is not in that copy was pushed after the
  * entries were cleared and the TLBs invalidated: it faults on the range
- * instead of reaching the old pages.  Only then are the tables freed, the
- * pages unpinned and the BO references dropped.  The copy is taken once,
+ * instead of reaching the old pages.  Only then are the tables freed and
+ * the mappings unlinked from their BOs; a BO that so loses its last
+ * mapping in the VM is unpinned and its reference dropped.  The copy is taken once,
  * so a thread that keeps submitting cannot hold the reap up for longer
  * than the jobs in it take.
  *
@@ -97,15 +103,16 @@
  * opening the device a second time fails with -EBUSY.
  *
  * Lock order: tern_vm_list_lock (PCI remove, the release, debugfs, the
- * reaping), then &tern_vm.lock; the device's reset lock (TLB
+ * reaping), then &tern_vm.lock, then a BO's &tern_bo.gpuva_lock (its list
+ * of mappings; also taken alone); the device's reset lock (TLB
  * invalidations) is taken with no &tern_vm.lock held, under
  * tern_vm_list_lock by the release; &tern_vm.bind_lock (bind ioctls) comes before
  * &tern_vm.lock and is never taken with tern_vm_list_lock.  PCI remove
  * waits for the bind worker under tern_vm_list_lock, which the worker
  * never takes.  &tern_vm.lock is taken by the bind
  * worker on the fence-signalling side: nothing allocates memory or waits
- * for a fence under it, and it nests no BO lock (pinning and unpinning
- * happen outside of it).  The VM's reservation object and &tern_vm.lock are
+ * for a fence under it, and it nests no BO reservation lock (pinning and
+ * unpinning happen outside of it).  The VM's reservation object and &tern_vm.lock are
  * never held together: the submit path locks the reservation object (with
  * those of the BOs), the memory code takes it only in tern_vm_reap(),
  * alone, after it released &tern_vm.lock; the ordering of the entries'
@@ -147,55 +154,143 @@ u64 tern_vm_max_pinned(void)
 		     (u64)totalram_pages() << (PAGE_SHIFT - 1));
 }
 
-static int tern_vm_bo_cmp(const void *key, const struct rb_node *node)
+/**
+ * tern_vm_mapping_bo() - the BO of a mapping
+ * @m: the mapping
+ *
+ * Return: the BO, referenced by the mapping's &struct tern_vm_bo while the
+ * mapping is linked to it.
+ */
+struct tern_bo *tern_vm_mapping_bo(struct tern_vm_mapping *m)
 {
-	unsigned long a = (unsigned long)key;
-	unsigned long b = (unsigned long)rb_entry(node, struct tern_vm_bo, node)->bo;
-
-	return a < b ? -1 : a > b;
+	return to_tern_bo(m->va.gem.obj);
 }
 
-static bool tern_vm_bo_less(struct rb_node *a, const struct rb_node *b)
-{
-	return tern_vm_bo_cmp(rb_entry(a, struct tern_vm_bo, node)->bo, b) < 0;
-}
-
-struct tern_vm_bo *tern_vm_bo_find(struct tern_vm *vm, struct tern_bo *bo)
-{
-	struct rb_node *node = rb_find(bo, &vm->bos, tern_vm_bo_cmp);
-
-	return node ? rb_entry(node, struct tern_vm_bo, node) : NULL;
-}
-
-/* Whether @bo is mapped already or fits the pinned budget. */
+/* Whether @bo is mapped in @vm already, or fits the pinned budget. */
 bool tern_vm_pin_budget(struct tern_vm *vm, struct tern_bo *bo)
 {
+	struct drm_gpuvm_bo *vm_bo;
+	bool mapped;
+
 	lockdep_assert_held(&vm->lock);
+	mutex_lock(&bo->gpuva_lock);
+	vm_bo = drm_gpuvm_bo_find(&vm->gpuvm, &bo->base.base);
+	mapped = vm_bo && to_tern_vm_bo(vm_bo)->mappings;
+	/*
+	 * The entry lives while a mapping is linked to it, which changes
+	 * under this lock only: this cannot be its last reference.
+	 */
+	drm_gpuvm_bo_put(vm_bo);
+	mutex_unlock(&bo->gpuva_lock);
 	/* no overflow: both are far below 2^63 */
-	return tern_vm_bo_find(vm, bo) ||
-	       vm->pinned + tern_bo_size(bo) <= tern_vm_max_pinned();
+	return mapped || vm->pinned + tern_bo_size(bo) <= tern_vm_max_pinned();
 }
 
-/* @vbo (preallocated) becomes the entry of @bo, charged to the budget. */
-void tern_vm_bo_add(struct tern_vm *vm, struct tern_vm_bo *vbo,
-		    struct tern_bo *bo)
+/**
+ * tern_vm_link_new() - make a mapping one of its BO's in the VM
+ * @vm: the VM, its lock held
+ * @m: the mapping of a map, its range and BO set
+ * @prealloc: a &struct drm_gpuvm_bo preallocated for the BO
+ *	(drm_gpuvm_bo_create()), whose reference this takes over: it becomes
+ *	the BO's entry in the VM, or is freed if the BO has one already
+ *
+ * Allocates nothing.  Return: whether @m is the BO's first mapping in the
+ * VM: the caller then gives the VM a pin of the BO's pages, and counts the
+ * BO in &tern_vm.pinned.
+ */
+bool tern_vm_link_new(struct tern_vm *vm, struct tern_vm_mapping *m,
+		      struct drm_gpuvm_bo *prealloc)
 {
+	struct tern_bo *bo = tern_vm_mapping_bo(m);
+	struct drm_gpuvm_bo *vm_bo;
+	bool first;
+
 	lockdep_assert_held(&vm->lock);
-	vbo->bo = bo;
-	rb_add(&vbo->node, &vm->bos, tern_vm_bo_less);
-	vm->pinned += tern_bo_size(bo);
+	mutex_lock(&bo->gpuva_lock);
+	vm_bo = drm_gpuvm_bo_obtain_prealloc(prealloc);
+	drm_gpuva_link(&m->va, vm_bo);
+	first = !to_tern_vm_bo(vm_bo)->mappings++;
+	/* the mapping holds a reference of its own */
+	drm_gpuvm_bo_put(vm_bo);
+	mutex_unlock(&bo->gpuva_lock);
+	return first;
 }
 
-/* A mapping of @vbo was reaped: the last one gives the BO's budget back. */
-void tern_vm_bo_put(struct tern_vm *vm, struct tern_vm_bo *vbo)
+/**
+ * tern_vm_link_piece() - make a piece of a cut mapping one of its BO's
+ * @vm: the VM, its lock held
+ * @piece: the piece, its range and BO set
+ * @vm_bo: the BO's entry in the VM, that of the mapping it was cut from,
+ *	which is linked to it still: the BO's pin in the VM serves the piece
+ *
+ * Allocates nothing.
+ */
+void tern_vm_link_piece(struct tern_vm *vm, struct tern_vm_mapping *piece,
+			struct drm_gpuvm_bo *vm_bo)
 {
+	struct tern_bo *bo = tern_vm_mapping_bo(piece);
+
 	lockdep_assert_held(&vm->lock);
-	if (--vbo->mappings)
-		return;
-	rb_erase(&vbo->node, &vm->bos);
-	vm->pinned -= tern_bo_size(vbo->bo);
-	kfree(vbo);
+	mutex_lock(&bo->gpuva_lock);
+	WARN_ON(!to_tern_vm_bo(vm_bo)->mappings);
+	drm_gpuva_link(&piece->va, vm_bo);
+	to_tern_vm_bo(vm_bo)->mappings++;
+	mutex_unlock(&bo->gpuva_lock);
 }
+
+/**
+ * tern_vm_unlink() - a mapping is no longer one of its BO's in the VM
+ * @vm: the VM, its lock held
+ * @m: the mapping, out of the VA tree
+ *
+ * The caller holds a reference on the BO of @m: the BO's entry in the VM,
+ * and its reference, may go with the mapping.  Allocates nothing.
+ *
+ * Return: whether it was the BO's last mapping in the VM: the caller then
+ * takes the VM's pin of the BO's pages over, and uncounts the BO from
+ * &tern_vm.pinned.
+ */
+bool tern_vm_unlink(struct tern_vm *vm, struct tern_vm_mapping *m)
+{
+	struct tern_bo *bo = tern_vm_mapping_bo(m);
+	bool last;
+
+	lockdep_assert_held(&vm->lock);
+	mutex_lock(&bo->gpuva_lock);
+	last = !--to_tern_vm_bo(m->va.vm_bo)->mappings;
+	drm_gpuva_unlink(&m->va);
+	mutex_unlock(&bo->gpuva_lock);
+	return last;
+}
+
+static struct drm_gpuvm_bo *tern_vm_bo_alloc(void)
+{
+	struct tern_vm_bo *vbo = kzalloc(sizeof(*vbo), GFP_KERNEL_ACCOUNT);
+
+	return vbo ? &vbo->base : NULL;
+}
+
+static void tern_vm_bo_free(struct drm_gpuvm_bo *vm_bo)
+{
+	kfree(to_tern_vm_bo(vm_bo));
+}
+
+/*
+ * The last reference on the gpuvm: after tern_vm_release(), or on the
+ * error path of tern_vm_create().
+ */
+static void tern_vm_free(struct drm_gpuvm *gpuvm)
+{
+	kfree(to_tern_vm(gpuvm));
+}
+
+static const struct drm_gpuvm_ops tern_gpuvm_ops = {
+	.vm_free = tern_vm_free,
+	.vm_bo_alloc = tern_vm_bo_alloc,
+	.vm_bo_free = tern_vm_bo_free,
+	.sm_step_remap = tern_vm_step_remap,
+	.sm_step_unmap = tern_vm_step_unmap,
+};
 
 /* The memory of a table no job can reach any more. */
 static void tern_vm_table_release(struct tern_vm *vm, struct tern_vm_table *t)
@@ -309,17 +404,17 @@ static void tern_vm_wait_users(struct tern_vm *vm)
 	int ret;
 
 	lockdep_assert_not_held(&vm->lock);
-	dma_resv_lock(&vm->resv, NULL);
-	ret = dma_resv_get_fences(&vm->resv, DMA_RESV_USAGE_BOOKKEEP, &count,
-				  &fences);
+	dma_resv_lock(tern_vm_resv(vm), NULL);
+	ret = dma_resv_get_fences(tern_vm_resv(vm), DMA_RESV_USAGE_BOOKKEEP,
+				  &count, &fences);
 	if (ret) {
 		/* No memory for the copy: wait with submits held off. */
-		dma_resv_wait_timeout(&vm->resv, DMA_RESV_USAGE_BOOKKEEP, false,
-				      MAX_SCHEDULE_TIMEOUT);
-		dma_resv_unlock(&vm->resv);
+		dma_resv_wait_timeout(tern_vm_resv(vm), DMA_RESV_USAGE_BOOKKEEP,
+				      false, MAX_SCHEDULE_TIMEOUT);
+		dma_resv_unlock(tern_vm_resv(vm));
 		return;
 	}
-	dma_resv_unlock(&vm->resv);
+	dma_resv_unlock(tern_vm_resv(vm));
 
 	for (i = 0; i < count; i++) {
 		dma_fence_wait(fences[i], false);
@@ -352,16 +447,21 @@ void tern_vm_reap(struct tern_vm *vm, struct tern_vm_garbage *g)
 	tern_vm_free_tables(vm, &tables);
 	mutex_unlock(&tern_vm_list_lock);
 
-	list_for_each_entry(m, &g->mappings, link)
-		tern_bo_unpin(m->bo);
-	mutex_lock(&vm->lock);
-	list_for_each_entry(m, &g->mappings, link) {
-		tern_vm_bo_put(vm, m->vbo);
-		vm->nr_mappings--;
-	}
-	mutex_unlock(&vm->lock);
 	list_for_each_entry_safe(m, next, &g->mappings, link) {
-		drm_gem_object_put(&m->bo->base.base);
+		struct tern_bo *bo = tern_vm_mapping_bo(m);
+		bool last;
+
+		/* the BO's entry in the VM, and its reference, may go now */
+		drm_gem_object_get(&bo->base.base);
+		mutex_lock(&vm->lock);
+		last = tern_vm_unlink(vm, m);
+		if (last)
+			vm->pinned -= tern_bo_size(bo);
+		vm->nr_mappings--;
+		mutex_unlock(&vm->lock);
+		if (last)
+			tern_bo_unpin(bo);
+		drm_gem_object_put(&bo->base.base);
 		kfree(m);
 	}
 	INIT_LIST_HEAD(&g->mappings);
@@ -393,12 +493,23 @@ static void tern_vm_set_single_root(struct tern_device *tdev, u64 root)
  */
 int tern_vm_create(struct tern_device *tdev, struct tern_vm **out)
 {
+	struct drm_gem_object *resv_obj;
 	struct tern_vm *vm;
 	int ret;
 
 	vm = kzalloc(sizeof(*vm), GFP_KERNEL);
 	if (!vm)
 		return -ENOMEM;
+	resv_obj = drm_gpuvm_resv_object_alloc(&tdev->drm);
+	if (!resv_obj) {
+		kfree(vm);
+		return -ENOMEM;
+	}
+	/* from here the gpuvm's last reference frees @vm */
+	drm_gpuvm_init(&vm->gpuvm, "tern", 0, &tdev->drm, resv_obj,
+		       DRM_TERN_VA_START, TERN_VA_END - DRM_TERN_VA_START, 0, 0,
+		       &tern_gpuvm_ops);
+	drm_gem_object_put(resv_obj);
 
 	kref_init(&vm->refcount);
 	vm->tdev = tdev;
@@ -407,11 +518,8 @@ int tern_vm_create(struct tern_device *tdev, struct tern_vm **out)
 	tern_vm_binds_init(vm);
 	tern_vm_garbage_init(&vm->limbo);
 	INIT_LIST_HEAD(&vm->reaping);
-	drm_mm_init(&vm->mm, DRM_TERN_VA_START, TERN_VA_END - DRM_TERN_VA_START);
 	xa_init(&vm->tables);
 	INIT_LIST_HEAD(&vm->dead_tables);
-	vm->bos = RB_ROOT;
-	dma_resv_init(&vm->resv);
 
 	ret = ida_alloc_min(&tern_vm_ida, 1, GFP_KERNEL);
 	if (ret < 0)
@@ -457,12 +565,10 @@ err_ida:
 	ida_free(&tern_vm_ida, vm->id);
 err_free:
 	kfree(vm->map_addrs);
-	dma_resv_fini(&vm->resv);
 	xa_destroy(&vm->tables);
-	drm_mm_takedown(&vm->mm);
 	mutex_destroy(&vm->bind_lock);
 	mutex_destroy(&vm->lock);
-	kfree(vm);
+	drm_gpuvm_put(&vm->gpuvm);
 	return ret;
 }
 
@@ -470,7 +576,7 @@ static void tern_vm_release(struct kref *kref)
 {
 	struct tern_vm *vm = container_of(kref, struct tern_vm, refcount);
 	struct tern_device *tdev = vm->tdev;
-	struct drm_mm_node *node, *next;
+	struct drm_gpuva *va, *next;
 	struct tern_vm_garbage garbage;
 
 	tern_vm_garbage_init(&garbage);
@@ -478,7 +584,7 @@ static void tern_vm_release(struct kref *kref)
 	flush_work(&vm->reap_work);
 	WARN_ON(!list_empty(&vm->binds) || !list_empty(&vm->done));
 	/* Holders of job references are gone, but fences may be pending. */
-	dma_resv_wait_timeout(&vm->resv, DMA_RESV_USAGE_BOOKKEEP, false,
+	dma_resv_wait_timeout(tern_vm_resv(vm), DMA_RESV_USAGE_BOOKKEEP, false,
 			      MAX_SCHEDULE_TIMEOUT);
 
 	/*
@@ -491,12 +597,9 @@ static void tern_vm_release(struct kref *kref)
 	if (tern_vm_single_use(tdev))
 		tern_vm_set_single_root(tdev, 0);
 	mutex_lock(&vm->lock);
-	drm_mm_for_each_node_safe(node, next, &vm->mm) {
-		struct tern_vm_mapping *m =
-			container_of(node, struct tern_vm_mapping, node);
-
-		drm_mm_remove_node(node);
-		list_add_tail(&m->link, &garbage.mappings);
+	drm_gpuvm_for_each_va_safe(va, next, &vm->gpuvm) {
+		drm_gpuva_remove(va);
+		list_add_tail(&to_tern_vm_mapping(va)->link, &garbage.mappings);
 	}
 	tern_pt_fini(&vm->pt);
 	tern_vm_retire(vm, &garbage);
@@ -511,15 +614,14 @@ static void tern_vm_release(struct kref *kref)
 	tern_vm_reap(vm, &garbage);
 
 	WARN_ON(!xa_empty(&vm->tables) || vm->nr_tables || vm->tables_pending ||
-		vm->nr_mappings || vm->pinned || !RB_EMPTY_ROOT(&vm->bos));
+		vm->nr_mappings || vm->pinned);
 	kfree(vm->map_addrs);
 	xa_destroy(&vm->tables);
-	drm_mm_takedown(&vm->mm);
-	dma_resv_fini(&vm->resv);
 	mutex_destroy(&vm->bind_lock);
 	mutex_destroy(&vm->lock);
 	ida_free(&tern_vm_ida, vm->id);
-	kfree(vm);
+	/* the last one: every mapping and BO entry went with the reaping */
+	drm_gpuvm_put(&vm->gpuvm);
 	drm_dev_put(&tdev->drm);
 }
 
@@ -576,7 +678,22 @@ u64 tern_vm_root(struct tern_vm *vm)
  */
 struct dma_resv *tern_vm_resv(struct tern_vm *vm)
 {
-	return &vm->resv;
+	return drm_gpuvm_resv(&vm->gpuvm);
+}
+
+/**
+ * tern_vm_lock_resv() - lock a VM's reservation object with others
+ * @vm: the VM
+ * @exec: the locking transaction of a submission
+ * @num_fences: fence slots to reserve in it
+ *
+ * Return: 0, or an error of drm_exec_prepare_obj() (-EDEADLK: the caller
+ * retries the transaction).
+ */
+int tern_vm_lock_resv(struct tern_vm *vm, struct drm_exec *exec,
+		      unsigned int num_fences)
+{
+	return drm_gpuvm_prepare_vm(&vm->gpuvm, exec, num_fences);
 }
 
 /**
@@ -655,7 +772,7 @@ void tern_vm_unplug(struct tern_device *tdev)
  */
 void tern_vm_print(struct tern_vm *vm, struct drm_printer *p)
 {
-	struct drm_mm_node *node;
+	struct drm_gpuva *va;
 
 	mutex_lock(&vm->lock);
 	drm_printf(p, "vm %u: root %#llx, %llu bytes mapped, %llu page tables\n",
@@ -667,15 +784,14 @@ void tern_vm_print(struct tern_vm *vm, struct drm_printer *p)
 	drm_printf(p, " %llu of %llu bytes of BOs pinned\n", vm->pinned,
 		   tern_vm_max_pinned());
 	tern_vm_binds_print(vm, p);
-	drm_mm_for_each_node(node, &vm->mm) {
-		struct tern_vm_mapping *m =
-			container_of(node, struct tern_vm_mapping, node);
+	drm_gpuvm_for_each_va(va, &vm->gpuvm) {
+		struct tern_vm_mapping *m = to_tern_vm_mapping(va);
 
 		drm_printf(p, "  %#014llx-%#014llx %s bo %zu bytes%s at offset %#llx\n",
-			   node->start, node->start + node->size,
-			   m->read_only ? "ro" : "rw", tern_bo_size(m->bo),
-			   m->bo->base.base.import_attach ? " (imported)" : "",
-			   m->bo_offset);
+			   va->va.addr, va->va.addr + va->va.range,
+			   m->read_only ? "ro" : "rw", va->gem.obj->size,
+			   va->gem.obj->import_attach ? " (imported)" : "",
+			   va->gem.offset);
 	}
 	mutex_unlock(&vm->lock);
 }

@@ -9,6 +9,7 @@
 
 struct dma_resv;
 struct drm_device;
+struct drm_exec;
 struct drm_file;
 struct drm_printer;
 struct tern_bo;
@@ -21,6 +22,8 @@ void tern_vm_put(struct tern_vm *vm);
 
 u64 tern_vm_root(struct tern_vm *vm);
 struct dma_resv *tern_vm_resv(struct tern_vm *vm);
+int tern_vm_lock_resv(struct tern_vm *vm, struct drm_exec *exec,
+		      unsigned int num_fences);
 unsigned int tern_vm_id(struct tern_vm *vm);
 u64 tern_vm_update_ns(struct tern_vm *vm);
 void tern_vm_print(struct tern_vm *vm, struct drm_printer *p);

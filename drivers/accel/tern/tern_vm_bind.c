@@ -16,6 +16,7 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
+#include <drm/drm_gpuvm.h>
 #include <drm/drm_print.h>
 
 #include <drm/tern_accel.h>
@@ -40,8 +41,13 @@
  * bind workqueue (&tern_vm.bind_work).
  *
  * At the ioctl: every operation is checked against the address space as
- * the binds queued before it leave it (&tern_vm.mm is that view), and
- * applied to it: a map's range is taken, an unmap's mappings are removed.
+ * the binds queued before it leave it (the VA tree of &tern_vm.gpuvm is
+ * that view), and applied to it: a map's range is taken, an unmap's
+ * mappings are removed, and with %DRM_TERN_VM_BIND_CUT those that cross an
+ * end of its range are cut there (drm_gpuvm_sm_unmap(): the mapping is
+ * replaced by the pieces left outside the range, new mappings of the same
+ * BO).  A map with %DRM_TERN_VM_BIND_REPLACE is such an unmap of its range,
+ * then the map.
  * So a bad operation fails at the ioctl, with nothing queued.  Everything
  * running the bind takes is allocated there too: the BO's pages pinned,
  * the most page tables the map can need (tern_pt_tables_split() of an
@@ -50,8 +56,9 @@
  * (tern_bind_prepare()).  The out-fence is made last, under
  * &tern_vm.bind_lock with the rest, and installed in the out-syncs.
  *
- * An unmap depends on the jobs that can reach its range: the fences of
- * the reservation objects of the BOs it unmaps, which the submit path adds
+ * An unmap (or a map that replaces) depends on the jobs that can reach its
+ * range: the fences of the reservation objects of the BOs it unmaps, which
+ * the submit path adds
  * every job that lists the BO to.  Jobs that use a range without listing
  * its BO may fault once the bind ran.  DRM_IOCTL_TERN_VM_BIND's unmap
  * keeps its stronger promise by waiting for all the jobs of the file first.
@@ -61,7 +68,8 @@
  * (DRM_IOCTL_TERN_VM_BIND, or SYNC) is run by that ioctl instead, up to
  * that bind, which spares the worker's wake-up (tern_vm_binds_run(): one
  * runner at a time).  It is on the fence-signalling side of the binds' fences: it
- * allocates nothing and takes only &tern_vm.lock and the reset lock.  For
+ * allocates nothing and takes only &tern_vm.lock, the BOs' gpuva_lock
+ * under it, and the reset lock.  For
  * each operation it records the change into its update under
  * &tern_vm.lock (tern_pt takes new tables from the bind's pool), runs it
  * on the copy engine (tern_bind_run(), no lock held), and after an unmap
@@ -108,35 +116,72 @@ struct tern_vm_update {
 /**
  * struct tern_vm_op - one operation of a bind
  * @op: enum drm_tern_vm_bind_op
+ * @flags: a map's DRM_TERN_VM_BIND_* flags
  * @va: first VA
  * @range: bytes
+ * @bo_offset: a map's offset in its BO
+ * @bo: a map's BO, referenced
  * @m: a map's mapping, while the operation owns it (not yet run, or
  *	undone)
- * @sgt: the pages of a map's BO, pinned
- * @new_vbo: the BO's budget entry, if the BO is not mapped yet
- * @counted: @m is counted in the budget (&tern_vm.nr_mappings, its vbo)
- * @applied: the operation changed &tern_vm.mm and is not undone
+ * @vm_bo: a map's entry of its BO in the VM, preallocated, until the map
+ *	is applied
+ * @sgt: the pages of a map's BO
+ * @pins: pins of @bo's pages the operation holds: its own, until the map
+ *	makes the BO's first mapping in the VM, which hands it to the VM;
+ *	plus the VM's, which an undo of the BO's last mapping hands back
+ * @counted: @m is counted in the budget (&tern_vm.nr_mappings)
+ * @applied: the operation changed the VA tree and is not undone
  * @charge: page tables a map is charged for until it ran
- * @removed: an unmap's mappings (&tern_vm_mapping.link)
+ * @removed: the mappings its range took off the VA tree, whole or cut
+ *	(&tern_vm_mapping.link)
+ * @cleared: it removed something when it ran: the TLBs are invalidated
+ *	and its garbage reaped
+ * @spare: the pieces of the mappings it cuts, allocated ahead: at most
+ *	one mapping crosses each end of the range
+ * @cut: entries of @spare in the VA tree, the pieces left of the mappings
+ *	it cut, until it ran (then they are the address space's)
  * @pool: a map's page tables, allocated for the worst case
  * @update: the DMA buffer of its change
  * @garbage: what the change took off the address space
  */
 struct tern_vm_op {
 	u32 op;
+	u32 flags;
 	u64 va;
 	u64 range;
+	u64 bo_offset;
+	struct tern_bo *bo;
 	struct tern_vm_mapping *m;
+	struct drm_gpuvm_bo *vm_bo;
 	struct sg_table *sgt;
-	struct tern_vm_bo *new_vbo;
+	unsigned int pins;
 	bool counted;
 	bool applied;
 	u64 charge;
 	struct list_head removed;
+	bool cleared;
+	struct tern_vm_mapping *spare[2];
+	u32 cut;
 	struct tern_pt_pool pool;
 	struct tern_vm_update update;
 	struct tern_vm_garbage garbage;
 };
+
+/*
+ * Whether the operation removes what its range holds: an unmap, or a map
+ * that replaces.
+ */
+static bool tern_vm_op_removes(const struct tern_vm_op *op)
+{
+	return op->op == DRM_TERN_VM_BIND_OP_UNMAP ||
+	       op->flags & DRM_TERN_VM_BIND_REPLACE;
+}
+
+/* Whether it may cut the mappings that cross the ends of its range. */
+static bool tern_vm_op_cuts(const struct tern_vm_op *op)
+{
+	return op->flags & (DRM_TERN_VM_BIND_CUT | DRM_TERN_VM_BIND_REPLACE);
+}
 
 /**
  * struct tern_vm_fence - the out-fence of a bind
@@ -360,45 +405,153 @@ err_unmap:
 
 /* ---- the bookkeeping, at the ioctl (apply) and on failure (undo) ---- */
 
+/**
+ * tern_vm_step_unmap() - &drm_gpuvm_ops.sm_step_unmap: a mapping inside
+ *	the range of an operation that removes
+ * @o: the step: its mapping
+ * @priv: the &struct tern_vm_op
+ *
+ * Under &tern_vm.lock, at the ioctl: the mapping leaves the VA tree and
+ * goes to the operation's list, still linked to its BO.
+ *
+ * Return: 0.
+ */
+int tern_vm_step_unmap(struct drm_gpuva_op *o, void *priv)
+{
+	struct tern_vm_mapping *m = to_tern_vm_mapping(o->unmap.va);
+	struct tern_vm *vm = to_tern_vm(m->va.vm);
+	struct tern_vm_op *op = priv;
+
+	lockdep_assert_held(&vm->lock);
+	vm->mapped -= m->va.va.range;
+	drm_gpuva_unmap(&o->unmap);
+	list_add_tail(&m->link, &op->removed);
+	return 0;
+}
+
+/**
+ * tern_vm_step_remap() - &drm_gpuvm_ops.sm_step_remap: a mapping that
+ *	crosses an end of the range of an operation that removes
+ * @o: the step: the mapping, and the pieces of it outside the range
+ * @priv: the &struct tern_vm_op
+ *
+ * Under &tern_vm.lock, at the ioctl: the mapping leaves the VA tree for the
+ * operation's list, the pieces (from the operation's spares) take its
+ * place, as mappings of the same BO with the same rights.  Allocates
+ * nothing.
+ *
+ * Return: 0; -ENOSPC if the pieces would take the address space above
+ * %DRM_TERN_VM_MAX_MAPPINGS (the mapping they replace counts until it is
+ * reaped); -EINVAL if the operation may not cut, or has no spare left (a
+ * bug).
+ */
+int tern_vm_step_remap(struct drm_gpuva_op *o, void *priv)
+{
+	struct drm_gpuva_op_remap *r = &o->remap;
+	struct tern_vm_mapping *m = to_tern_vm_mapping(r->unmap->va);
+	struct tern_vm_mapping *prev = NULL, *next = NULL;
+	struct tern_vm *vm = to_tern_vm(m->va.vm);
+	struct drm_gpuvm_bo *vm_bo = m->va.vm_bo;
+	struct tern_vm_op *op = priv;
+	u64 kept = 0;
+
+	lockdep_assert_held(&vm->lock);
+	/* a plain unmap checked that every mapping lies inside its range */
+	if (WARN_ON(!tern_vm_op_cuts(op)))
+		return -EINVAL;
+	if (vm->nr_mappings + !!r->prev + !!r->next > DRM_TERN_VM_MAX_MAPPINGS)
+		return -ENOSPC;
+	/* one piece left of the range's start, one right of its end */
+	if (WARN_ON(op->cut + !!r->prev + !!r->next > ARRAY_SIZE(op->spare)))
+		return -EINVAL;
+	if (r->prev) {
+		prev = op->spare[op->cut++];
+		prev->read_only = m->read_only;
+		kept += r->prev->va.range;
+	}
+	if (r->next) {
+		next = op->spare[op->cut++];
+		next->read_only = m->read_only;
+		kept += r->next->va.range;
+	}
+	drm_gpuva_remap(prev ? &prev->va : NULL, next ? &next->va : NULL, r);
+	/* the BO is mapped already: one pin serves all its mappings */
+	if (prev) {
+		tern_vm_link_piece(vm, prev, vm_bo);
+		vm->nr_mappings++;
+	}
+	if (next) {
+		tern_vm_link_piece(vm, next, vm_bo);
+		vm->nr_mappings++;
+	}
+	vm->mapped -= m->va.va.range - kept;
+	list_add_tail(&m->link, &op->removed);
+	return 0;
+}
+
+/* Put back what the removal of @op's range took off the VA tree. */
+static void tern_vm_op_undo_removal(struct tern_vm *vm, struct tern_vm_op *op)
+{
+	struct tern_vm_mapping *m;
+	bool last;
+	int ret;
+
+	lockdep_assert_held(&vm->lock);
+	while (op->cut) {
+		struct tern_vm_mapping *piece = op->spare[--op->cut];
+
+		drm_gpuva_remove(&piece->va);
+		last = tern_vm_unlink(vm, piece);
+		/* never the BO's last mapping: the one it was cut from is too */
+		WARN_ON(last);
+		vm->nr_mappings--;
+		vm->mapped -= piece->va.va.range;
+		memset(piece, 0, sizeof(*piece));
+	}
+	list_for_each_entry(m, &op->removed, link) {
+		ret = drm_gpuva_insert(&vm->gpuvm, &m->va);
+		/* the operations after this one were undone first: it is free */
+		WARN_ON(ret);
+		vm->mapped += m->va.va.range;
+	}
+	INIT_LIST_HEAD(&op->removed);
+}
+
 static int tern_vm_op_apply_map(struct tern_vm *vm, struct tern_vm_op *op,
 				bool exact)
 {
 	struct tern_vm_mapping *m = op->m;
-	struct tern_vm_bo *vbo;
 	u64 charge, leaves;
 	int ret;
 
 	lockdep_assert_held(&vm->lock);
+	if (!drm_gpuvm_interval_empty(&vm->gpuvm, op->va, op->range))
+		return -EEXIST;
 	if (op->range > DRM_TERN_VM_MAX_MAPPED - vm->mapped ||
 	    vm->nr_mappings >= DRM_TERN_VM_MAX_MAPPINGS)
 		return -ENOSPC;
-	m->node.start = op->va;
-	m->node.size = op->range;
-	ret = drm_mm_reserve_node(&vm->mm, &m->node);
-	if (ret)
-		/* -ENOSPC from drm_mm means the range is (partly) taken. */
-		return ret == -ENOSPC ? -EEXIST : ret;
 	/*
 	 * Nothing queued ahead: the tree is what this map will find, and
 	 * the charge is exact.  Else the most any tree can need.
 	 */
 	charge = tern_pt_tables_split(exact ? &vm->pt : NULL, op->va,
 				      op->range / TERN_PAGE_SIZE, &leaves);
-	if (!tern_vm_pin_budget(vm, m->bo) ||
+	if (!tern_vm_pin_budget(vm, op->bo) ||
 	    /* no overflow: each is at most DRM_TERN_VM_MAX_TABLES */
-	    charge + vm->nr_tables + vm->tables_pending > DRM_TERN_VM_MAX_TABLES) {
-		drm_mm_remove_node(&m->node);
+	    charge + vm->nr_tables + vm->tables_pending > DRM_TERN_VM_MAX_TABLES)
 		return -ENOSPC;
+	drm_gpuva_init(&m->va, op->va, op->range, &op->bo->base.base,
+		       op->bo_offset);
+	ret = drm_gpuva_insert(&vm->gpuvm, &m->va);
+	if (WARN_ON(ret))
+		return ret;
+	if (tern_vm_link_new(vm, m, op->vm_bo)) {
+		/* the BO's first mapping in the VM: the VM keeps its pin */
+		vm->pinned += tern_bo_size(op->bo);
+		op->pins--;
 	}
-	vbo = tern_vm_bo_find(vm, m->bo);
-	if (!vbo) {
-		vbo = op->new_vbo;
-		op->new_vbo = NULL;
-		tern_vm_bo_add(vm, vbo, m->bo);
-	}
-	vbo->mappings++;
+	op->vm_bo = NULL;
 	vm->nr_mappings++;
-	m->vbo = vbo;
 	op->counted = true;
 	vm->mapped += op->range;
 	vm->tables_pending += charge;
@@ -406,39 +559,40 @@ static int tern_vm_op_apply_map(struct tern_vm *vm, struct tern_vm_op *op,
 	return 0;
 }
 
-static int tern_vm_op_apply_unmap(struct tern_vm *vm, struct tern_vm_op *op)
+/* Whether every mapping that intersects [@va, @va + @range) lies inside. */
+static bool tern_vm_range_whole(struct tern_vm *vm, u64 va, u64 range)
 {
-	struct tern_vm_mapping *m;
-	struct drm_mm_node *node;
+	struct drm_gpuva *gpuva;
 
-	lockdep_assert_held(&vm->lock);
-	drm_mm_for_each_node_in_range(node, &vm->mm, op->va, op->va + op->range) {
-		if (node->start < op->va ||
-		    node->start + node->size > op->va + op->range) {
-			INIT_LIST_HEAD(&op->removed);
-			return -EINVAL;
-		}
-		list_add_tail(&container_of(node, struct tern_vm_mapping, node)->link,
-			      &op->removed);
-	}
-	if (list_empty(&op->removed))
-		return -ENOENT;
-	list_for_each_entry(m, &op->removed, link) {
-		vm->mapped -= m->node.size;
-		drm_mm_remove_node(&m->node);
-	}
-	return 0;
+	drm_gpuvm_for_each_va_range(gpuva, &vm->gpuvm, va, va + range)
+		if (gpuva->va.addr < va ||
+		    gpuva->va.addr + gpuva->va.range > va + range)
+			return false;
+	return true;
 }
 
 static int tern_vm_op_apply(struct tern_vm *vm, struct tern_vm_op *op,
 			    bool exact)
 {
-	int ret;
+	int ret = 0;
 
-	if (op->op == DRM_TERN_VM_BIND_OP_MAP)
+	lockdep_assert_held(&vm->lock);
+	/* without DRM_TERN_VM_BIND_CUT, an unmap removes whole mappings */
+	if (op->op == DRM_TERN_VM_BIND_OP_UNMAP && !tern_vm_op_cuts(op) &&
+	    !tern_vm_range_whole(vm, op->va, op->range))
+		return -EINVAL;
+	if (tern_vm_op_removes(op)) {
+		ret = drm_gpuvm_sm_unmap(&vm->gpuvm, op, op->va, op->range);
+		if (!ret && op->op == DRM_TERN_VM_BIND_OP_UNMAP &&
+		    list_empty(&op->removed))
+			ret = -ENOENT;
+		/* the tables it empties are gone only once it ran */
+		exact = false;
+	}
+	if (!ret && op->op == DRM_TERN_VM_BIND_OP_MAP)
 		ret = tern_vm_op_apply_map(vm, op, exact);
-	else
-		ret = tern_vm_op_apply_unmap(vm, op);
+	if (ret)
+		tern_vm_op_undo_removal(vm, op);
 	op->applied = !ret;
 	return ret;
 }
@@ -446,31 +600,27 @@ static int tern_vm_op_apply(struct tern_vm *vm, struct tern_vm_op *op,
 /* Give back what an operation took from the bookkeeping; it did not run. */
 static void tern_vm_op_undo(struct tern_vm *vm, struct tern_vm_op *op)
 {
-	struct tern_vm_mapping *m;
+	struct tern_vm_mapping *m = op->m;
 
 	lockdep_assert_held(&vm->lock);
 	if (!op->applied)
 		return;
 	op->applied = false;
 	if (op->op == DRM_TERN_VM_BIND_OP_MAP) {
-		drm_mm_remove_node(&op->m->node);
+		drm_gpuva_remove(&m->va);
+		/* @op holds a reference on the BO: its entry may go */
+		if (tern_vm_unlink(vm, m)) {
+			/* the VM's pin of the BO goes back to the map */
+			vm->pinned -= tern_bo_size(op->bo);
+			op->pins++;
+		}
 		vm->mapped -= op->range;
 		vm->tables_pending -= op->charge;
 		op->charge = 0;
-		/* the pages are unpinned when the bind is freed */
-		tern_vm_bo_put(vm, op->m->vbo);
 		vm->nr_mappings--;
 		op->counted = false;
-		return;
 	}
-	list_for_each_entry(m, &op->removed, link) {
-		/* the binds after this one were undone first: it is free */
-		int ret = drm_mm_reserve_node(&vm->mm, &m->node);
-
-		WARN_ON(ret);
-		vm->mapped += m->node.size;
-	}
-	INIT_LIST_HEAD(&op->removed);
+	tern_vm_op_undo_removal(vm, op);
 }
 
 /* Undo the operations of @bind from @from on, the last first. */
@@ -579,29 +729,36 @@ static bool tern_vm_bind_deps_done(struct tern_vm_bind *bind)
 static int tern_vm_op_record(struct tern_vm *vm, struct tern_vm_op *op)
 {
 	struct tern_vm_update *u = &op->update;
-	struct tern_vm_mapping *m = op->m;
 	u64 npages = op->range / TERN_PAGE_SIZE, before;
 	int ret = 0;
 
 	lockdep_assert_held(&vm->lock);
 	tern_vm_update_begin(vm, u, op->va, op->range);
-	if (op->op == DRM_TERN_VM_BIND_OP_UNMAP) {
+	/* a map that replaces an empty range is a plain map */
+	op->cleared = !list_empty(&op->removed);
+	if (op->cleared) {
 		/*
-		 * The range holds these mappings and nothing else: unmapping
-		 * it whole cuts off the tables it spans with the fewest
-		 * entries, inside the range the buffer was sized for.
+		 * The range holds what the operation removed, and the
+		 * pieces of cut mappings lie outside it: clearing it whole
+		 * cuts off the tables it spans with the fewest entries,
+		 * inside the range the buffer was sized for.
 		 */
 		tern_pt_unmap(&vm->pt, op->va, npages);
-		tern_vm_update_end(vm, u, true);
 		list_splice_tail_init(&op->removed, &op->garbage.mappings);
+		/* the pieces are the address space's mappings now */
+		while (op->cut)
+			op->spare[--op->cut] = NULL;
+	}
+	if (op->op == DRM_TERN_VM_BIND_OP_UNMAP) {
+		tern_vm_update_end(vm, u, true);
 	} else {
 		before = op->pool.nr_spare + op->pool.nr_spare_leaves;
 		tern_pt_use_pool(&vm->pt, &op->pool);
-		ret = tern_vm_map_pages(vm, op->sgt, op->va, m->bo_offset,
+		ret = tern_vm_map_pages(vm, op->sgt, op->va, op->bo_offset,
 					op->range,
-					m->read_only ? 0 : TERN_PTE_WRITABLE);
+					op->m->read_only ? 0 : TERN_PTE_WRITABLE);
 		tern_pt_use_pool(&vm->pt, NULL);
-		tern_vm_update_end(vm, u, ret != 0);
+		tern_vm_update_end(vm, u, op->cleared || ret);
 		/*
 		 * The tables taken from the pool are in the tree, or dead
 		 * (an unmapped failure): counted until they are freed.
@@ -647,7 +804,7 @@ static int tern_vm_bind_run(struct tern_vm *vm, struct tern_vm_bind *bind)
 		}
 		mutex_unlock(&vm->lock);
 
-		invalidate = op->op == DRM_TERN_VM_BIND_OP_UNMAP || ret;
+		invalidate = op->cleared || ret;
 		if (tern_vm_update_run(vm, &op->update) || ret) {
 			mutex_lock(&vm->lock);
 			vm->error = drm_dev_is_unplugged(&vm->tdev->drm) ?
@@ -799,18 +956,25 @@ static void tern_vm_bind_release(struct kref *kref)
 
 		tern_pt_pool_drain(&vm->pt, &op->pool);
 		tern_vm_update_free(vm, &op->update);
-		if (op->m) {
-			/*
-			 * Never ran, so never reachable by the device; a map
-			 * that was applied was undone, which uncounted it.
-			 */
-			WARN_ON(op->counted);
-			if (op->sgt)
-				tern_bo_unpin(op->m->bo);
-			drm_gem_object_put(&op->m->bo->base.base);
-			kfree(op->m);
+		/*
+		 * A map that still owns its mapping never ran, so the device
+		 * never reached it; if it was applied, it was undone, which
+		 * uncounted it.
+		 */
+		WARN_ON((op->m && op->counted) || op->cut);
+		kfree(op->m);
+		kfree(op->spare[0]);
+		kfree(op->spare[1]);
+		if (op->vm_bo) {
+			/* the BO's list of entries is under its lock */
+			mutex_lock(&op->bo->gpuva_lock);
+			drm_gpuvm_bo_put(op->vm_bo);
+			mutex_unlock(&op->bo->gpuva_lock);
 		}
-		kfree(op->new_vbo);
+		for (; op->pins; op->pins--)
+			tern_bo_unpin(op->bo);
+		if (op->bo)
+			drm_gem_object_put(&op->bo->base.base);
 	}
 	while (bind->nr_deps)
 		dma_fence_put(bind->deps[--bind->nr_deps]);
@@ -889,11 +1053,13 @@ static int tern_vm_op_check(const struct drm_tern_vm_bind *args)
 		return -EINVAL;
 	switch (args->op) {
 	case DRM_TERN_VM_BIND_OP_MAP:
-		if (args->flags & ~DRM_TERN_VM_BIND_READ_ONLY)
+		if (args->flags & ~(DRM_TERN_VM_BIND_READ_ONLY |
+				    DRM_TERN_VM_BIND_REPLACE))
 			return -EINVAL;
 		break;
 	case DRM_TERN_VM_BIND_OP_UNMAP:
-		if (args->flags || args->handle || args->bo_offset)
+		if (args->flags & ~DRM_TERN_VM_BIND_CUT || args->handle ||
+		    args->bo_offset)
 			return -EINVAL;
 		break;
 	default:
@@ -922,9 +1088,10 @@ static u64 tern_vm_sgt_bytes(struct sg_table *sgt)
 }
 
 /*
- * Everything an operation takes, before the VM lock: a map's mapping, its
- * BO pinned (after a first look at the budget, so that a BO that cannot
- * fit allocates no pages), its tables for the worst case; the update.
+ * Everything an operation takes, before the VM lock: the pieces of the
+ * mappings it may cut; a map's mapping, its BO's entry in the VM, its BO
+ * pinned (after a first look at the budget, so that a BO that cannot fit
+ * allocates no pages), its tables for the worst case; the update.
  * @bo: a map's BO, whose reference the operation takes over
  */
 static int tern_vm_op_prepare(struct tern_vm *vm, struct tern_vm_op *op,
@@ -932,28 +1099,34 @@ static int tern_vm_op_prepare(struct tern_vm *vm, struct tern_vm_op *op,
 			      struct tern_bo *bo)
 {
 	u64 npages = args->range / TERN_PAGE_SIZE, tables, leaves;
-	struct tern_vm_mapping *m;
 	bool fits;
 	int ret;
+	u32 i;
 
 	op->op = args->op;
+	op->flags = args->flags;
 	op->va = args->va;
 	op->range = args->range;
-	if (op->op == DRM_TERN_VM_BIND_OP_MAP) {
-		m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
-		if (!m) {
-			drm_gem_object_put(&bo->base.base);
-			return -ENOMEM;
+	op->bo_offset = args->bo_offset;
+	op->bo = bo;
+	if (tern_vm_op_cuts(op)) {
+		for (i = 0; i < ARRAY_SIZE(op->spare); i++) {
+			op->spare[i] = kzalloc(sizeof(*op->spare[i]),
+					       GFP_KERNEL_ACCOUNT);
+			if (!op->spare[i])
+				return -ENOMEM;
 		}
-		m->bo = bo;
-		m->bo_offset = args->bo_offset;
-		m->read_only = args->flags & DRM_TERN_VM_BIND_READ_ONLY;
-		op->m = m;
+	}
+	if (op->op == DRM_TERN_VM_BIND_OP_MAP) {
 		if (args->bo_offset > tern_bo_size(bo) ||
 		    args->range > tern_bo_size(bo) - args->bo_offset)
 			return -EINVAL;
-		op->new_vbo = kzalloc(sizeof(*op->new_vbo), GFP_KERNEL_ACCOUNT);
-		if (!op->new_vbo)
+		op->m = kzalloc(sizeof(*op->m), GFP_KERNEL_ACCOUNT);
+		if (!op->m)
+			return -ENOMEM;
+		op->m->read_only = args->flags & DRM_TERN_VM_BIND_READ_ONLY;
+		op->vm_bo = drm_gpuvm_bo_create(&vm->gpuvm, &bo->base.base);
+		if (!op->vm_bo)
 			return -ENOMEM;
 		mutex_lock(&vm->lock);
 		fits = tern_vm_pin_budget(vm, bo);
@@ -970,6 +1143,7 @@ static int tern_vm_op_prepare(struct tern_vm *vm, struct tern_vm_op *op,
 			op->sgt = NULL;
 			return ret;
 		}
+		op->pins = 1;
 		/* an exporter's sg table shorter than its BO: refused here */
 		if (WARN_ON_ONCE(tern_vm_sgt_bytes(op->sgt) <
 				 args->bo_offset + args->range))
@@ -989,7 +1163,8 @@ static int tern_vm_bo_ptr_cmp(const void *a, const void *b)
 }
 
 /*
- * Add the fences of the jobs that can reach what @bind's unmaps remove:
+ * Add the fences of the jobs that can reach what @bind's unmaps (and maps
+ * that replace) remove:
  * those in the reservation objects of their BOs now, once per BO.  The BOs
  * are looked up under @vm->lock: an earlier bind's failure may undo @bind
  * meanwhile, and then it needs none.  @removed: the most there are.
@@ -1010,8 +1185,8 @@ static int tern_vm_bind_add_users(struct tern_vm *vm, struct tern_vm_bind *bind,
 		list_for_each_entry(m, &bind->ops[i].removed, link) {
 			if (WARN_ON(n == removed))
 				break;
-			drm_gem_object_get(&m->bo->base.base);
-			bos[n++] = m->bo;
+			bos[n] = tern_vm_mapping_bo(m);
+			drm_gem_object_get(&bos[n++]->base.base);
 		}
 	}
 	mutex_unlock(&vm->lock);
@@ -1200,7 +1375,7 @@ static int tern_vm_bind_queue(struct tern_vm *vm, struct tern_vm_bind_args *a,
 				       !i && tern_vm_binds_idle(vm));
 		if (ret)
 			a->error_index = i;
-		else if (bind->ops[i].op == DRM_TERN_VM_BIND_OP_UNMAP)
+		else
 			list_for_each_entry(m, &bind->ops[i].removed, link)
 				removed++;
 	}
@@ -1336,8 +1511,9 @@ static void tern_vm_put_in_fences(struct tern_vm_bind_args *a)
  * A bind that the caller waits for, as DRM_IOCTL_TERN_VM_BIND makes it and
  * DRM_IOCTL_TERN_VM_BIND_OPS with DRM_TERN_VM_BIND_OPS_SYNC: it waits,
  * interruptibly and with nothing changed, for the in-syncs, for every job
- * of the file if it unmaps, and for the binds queued before it; then it is
- * queued alone and waited for, not interruptibly: it waits for nothing but
+ * of the file if it unmaps (or replaces), and for the binds queued before
+ * it; then it is queued alone and waited for, not interruptibly: it waits
+ * for nothing but
  * its own update.  Its garbage is reaped before it returns.  The caller
  * keeps its references on @a->bos.  The waits are outside drm_dev_enter()
  * (unless the caller is in it): they may wait for fences that a PCI remove
@@ -1353,13 +1529,15 @@ static int tern_vm_bind_wait(struct tern_vm *vm, struct tern_vm_bind_args *a)
 	u32 i;
 
 	for (i = 0; i < a->count; i++)
-		unmaps |= a->ops[i].op == DRM_TERN_VM_BIND_OP_UNMAP;
+		unmaps |= a->ops[i].op == DRM_TERN_VM_BIND_OP_UNMAP ||
+			  a->ops[i].flags & DRM_TERN_VM_BIND_REPLACE;
 	if (a->in_sync_count)
 		ret = tern_vm_wait_in_syncs(a);
 	if (!ret && unmaps) {
 		/* every job submitted so far may use the range */
-		timeout = dma_resv_wait_timeout(&vm->resv, DMA_RESV_USAGE_BOOKKEEP,
-						true, MAX_SCHEDULE_TIMEOUT);
+		timeout = dma_resv_wait_timeout(tern_vm_resv(vm),
+						DMA_RESV_USAGE_BOOKKEEP, true,
+						MAX_SCHEDULE_TIMEOUT);
 		ret = timeout < 0 ? timeout : 0;
 	}
 	if (ret)

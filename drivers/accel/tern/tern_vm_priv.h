@@ -10,15 +10,13 @@
  * tern_vm_bind.c (its changes: the queue of binds) share.
  */
 
-#include <linux/dma-resv.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
-#include <linux/rbtree.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
-#include <drm/drm_mm.h>
+#include <drm/drm_gpuvm.h>
 
 #include "tern_pt.h"
 
@@ -31,7 +29,7 @@ struct tern_device;
 /**
  * struct tern_vm_garbage - what a removal gives back once no job can use it
  * @tables: page tables unlinked from the tree (&tern_vm_table.link)
- * @mappings: mappings removed from the drm_mm (&tern_vm_mapping.link)
+ * @mappings: mappings removed from the VA tree (&tern_vm_mapping.link)
  * @link: in &tern_vm.reaping while it waits for the jobs
  */
 struct tern_vm_garbage {
@@ -42,17 +40,23 @@ struct tern_vm_garbage {
 
 /**
  * struct tern_vm - one address space
+ * @gpuvm: the VA ranges mapped, as the binds queued so far leave them (its
+ *	tree of &struct tern_vm_mapping), the BOs mapped (&struct tern_vm_bo)
+ *	and the reservation object of the jobs that use the VM (its resv
+ *	object).  Its own reference count keeps the memory: the last one
+ *	frees the VM (after tern_vm_release())
  * @refcount: references: the file, each job
  * @tdev: the device (a reference on its drm_device is held)
  * @id: unique number, for debugfs and fdinfo
  * @link: entry in tern_vm_list
- * @lock: protects the bookkeeping: @mm, @pt, @tables, @dead_tables,
- *	@nr_tables, @tables_pending, @mapped, @nr_mappings, @bos, @pinned,
- *	and the queue: @binds, @done, @next_seqno, @done_seqno, @queued_ops,
- *	@executing, @running, @closing, @unplugged, @error and the bind
- *	counters.  Taken by the runners of the binds, on the fence-signalling
- *	side: nothing allocates memory or waits for a fence under it.
- * @mm: the VA ranges mapped, as the binds queued so far leave them
+ * @lock: protects the bookkeeping: the VA tree of @gpuvm and the mapping
+ *	counts of its BOs, @pt, @tables, @dead_tables, @nr_tables,
+ *	@tables_pending, @mapped, @nr_mappings, @pinned, and the queue:
+ *	@binds, @done, @next_seqno, @done_seqno, @queued_ops, @executing,
+ *	@running, @closing, @unplugged, @error and the bind counters.  Taken
+ *	by the runners of the binds, on the fence-signalling side: nothing
+ *	allocates memory or waits for a fence under it.  The lock of a BO's
+ *	list of mappings (&tern_bo.gpuva_lock) nests inside it.
  * @pt: the page tables, as the binds run so far made them
  * @tables: bus address >> TERN_PAGE_SHIFT -> &struct tern_vm_table, for
  *	every table allocated (in the tree, dead or in a bind's pool)
@@ -63,9 +67,8 @@ struct tern_vm_garbage {
  * @mapped: bytes mapped, at most %DRM_TERN_VM_MAX_MAPPED
  * @nr_mappings: mappings, including removed ones not yet reaped: at most
  *	%DRM_TERN_VM_MAX_MAPPINGS
- * @bos: the BOs mapped, &struct tern_vm_bo by BO address
- * @pinned: bytes of the BOs in @bos, at most tern_vm_max_pinned()
- * @resv: fences of the jobs that use the VM
+ * @pinned: bytes of the BOs mapped (each counted once), at most
+ *	tern_vm_max_pinned()
  * @bind_lock: serialises the bind ioctls of the address space (never
  *	taken by the worker): a call's state checks, its dependencies and
  *	its place in the queue are one step
@@ -103,13 +106,13 @@ struct tern_vm_garbage {
  *	the device, if it comes first
  */
 struct tern_vm {
+	struct drm_gpuvm gpuvm;
 	struct kref refcount;
 	struct tern_device *tdev;
 	unsigned int id;
 	struct list_head link;
 
 	struct mutex lock; /* see above */
-	struct drm_mm mm;
 	struct tern_pt pt;
 	struct xarray tables;
 	struct list_head dead_tables;
@@ -117,10 +120,7 @@ struct tern_vm {
 	u64 tables_pending;
 	u64 mapped;
 	u64 nr_mappings;
-	struct rb_root bos;
 	u64 pinned;
-
-	struct dma_resv resv;
 
 	struct mutex bind_lock; /* see above */
 	struct list_head binds;
@@ -148,51 +148,67 @@ struct tern_vm {
 };
 
 /**
- * struct tern_vm_bo - a BO mapped in a VM, for the pinned-memory budget
- * @node: entry in &tern_vm.bos
- * @bo: the BO
- * @mappings: mappings of @bo in the VM, queued and removed ones not yet
- *	reaped included
+ * struct tern_vm_bo - a BO mapped in a VM
+ * @base: the gpuvm's (VM, BO) pair, on the BO's list of address spaces
+ *	that map it; each mapping linked to it holds a reference
+ * @mappings: mappings of the BO in the VM, queued and removed ones not
+ *	yet reaped included; while it is not 0, the VM holds one pin of the
+ *	BO's pages and counts the BO in &tern_vm.pinned.  Under
+ *	&tern_vm.lock and &tern_bo.gpuva_lock.
  */
 struct tern_vm_bo {
-	struct rb_node node;
-	struct tern_bo *bo;
+	struct drm_gpuvm_bo base;
 	unsigned long mappings;
 };
 
 /**
  * struct tern_vm_mapping - a range of a BO mapped in a VM
- * @node: the VA range, in &tern_vm.mm
- * @bo: the BO, referenced and pinned
- * @vbo: the BO's entry in &tern_vm.bos
- * @bo_offset: offset in the BO of the first mapped byte
+ * @va: the VA range, the BO and the offset in it of the first mapped
+ *	byte; in the VA tree while mapped (or queued), linked to the BO's
+ *	&struct tern_vm_bo until reaped
  * @read_only: mapped without TERN_PTE_WRITABLE
  * @link: entry in a list of mappings being removed
  */
 struct tern_vm_mapping {
-	struct drm_mm_node node;
-	struct tern_bo *bo;
-	struct tern_vm_bo *vbo;
-	u64 bo_offset;
+	struct drm_gpuva va;
 	bool read_only;
 	struct list_head link;
 };
+
+static inline struct tern_vm *to_tern_vm(struct drm_gpuvm *gpuvm)
+{
+	return container_of(gpuvm, struct tern_vm, gpuvm);
+}
+
+static inline struct tern_vm_bo *to_tern_vm_bo(struct drm_gpuvm_bo *vm_bo)
+{
+	return container_of(vm_bo, struct tern_vm_bo, base);
+}
+
+static inline struct tern_vm_mapping *to_tern_vm_mapping(struct drm_gpuva *va)
+{
+	return container_of(va, struct tern_vm_mapping, va);
+}
 
 /* page addresses handed to tern_pt_map() at a time */
 #define TERN_VM_MAP_CHUNK	512
 
 void tern_vm_garbage_init(struct tern_vm_garbage *g);
 u64 tern_vm_max_pinned(void);
-struct tern_vm_bo *tern_vm_bo_find(struct tern_vm *vm, struct tern_bo *bo);
+struct tern_bo *tern_vm_mapping_bo(struct tern_vm_mapping *m);
 bool tern_vm_pin_budget(struct tern_vm *vm, struct tern_bo *bo);
-void tern_vm_bo_add(struct tern_vm *vm, struct tern_vm_bo *vbo,
-		    struct tern_bo *bo);
-void tern_vm_bo_put(struct tern_vm *vm, struct tern_vm_bo *vbo);
+bool tern_vm_link_new(struct tern_vm *vm, struct tern_vm_mapping *m,
+		      struct drm_gpuvm_bo *prealloc);
+void tern_vm_link_piece(struct tern_vm *vm, struct tern_vm_mapping *piece,
+			struct drm_gpuvm_bo *vm_bo);
+bool tern_vm_unlink(struct tern_vm *vm, struct tern_vm_mapping *m);
 void tern_vm_retire(struct tern_vm *vm, struct tern_vm_garbage *g);
 void tern_vm_reap(struct tern_vm *vm, struct tern_vm_garbage *g);
 
 void tern_vm_binds_init(struct tern_vm *vm);
 void tern_vm_binds_unplug(struct tern_vm *vm);
 void tern_vm_binds_print(struct tern_vm *vm, struct drm_printer *p);
+int tern_vm_step_remap(struct drm_gpuva_op *o, void *priv);
+int tern_vm_step_unmap(struct drm_gpuva_op *o, void *priv);
 
 #endif /* __TERN_VM_PRIV_H__ */

@@ -1049,7 +1049,9 @@ struct drm_tern_bo_info {
  * enum drm_tern_vm_bind_op - what DRM_IOCTL_TERN_VM_BIND does
  * @DRM_TERN_VM_BIND_OP_MAP: map @range bytes of the BO at @bo_offset to
  *	[@va, @va + @range)
- * @DRM_TERN_VM_BIND_OP_UNMAP: remove every mapping inside [@va, @va + @range)
+ * @DRM_TERN_VM_BIND_OP_UNMAP: remove the mappings inside [@va, @va + @range);
+ *	with %DRM_TERN_VM_BIND_CUT, also cut the mappings that cross an end
+ *	of the range there, keeping their parts outside it
  */
 enum drm_tern_vm_bind_op {
 	DRM_TERN_VM_BIND_OP_MAP = 0,
@@ -1058,6 +1060,35 @@ enum drm_tern_vm_bind_op {
 
 /** DRM_TERN_VM_BIND_READ_ONLY - map read-only: device writes fault */
 #define DRM_TERN_VM_BIND_READ_ONLY	(1u << 0)
+
+/**
+ * DRM_TERN_VM_BIND_CUT - an unmap that cuts the mappings crossing its ends
+ *
+ * Added in interface version 1.5.  Without it, every mapping that
+ * intersects an unmap's range must lie inside it (else -EINVAL, nothing
+ * changed).  With it, a mapping that crosses an end of the range is cut
+ * there: its part outside the range stays mapped, as a mapping of its own
+ * that keeps the BO, the BO offsets and the rights it had.  The page-table
+ * entries outside the range are not touched.  Only for an unmap.
+ */
+#define DRM_TERN_VM_BIND_CUT		(1u << 2)
+
+/**
+ * DRM_TERN_VM_BIND_REPLACE - a map that replaces what is mapped in its range
+ *
+ * Added in interface version 1.5.  Without it, a map over a range that
+ * holds a mapping fails with -EEXIST.  With it, the map first removes what
+ * is mapped in [@va, @va + @range), as an unmap of the same range with
+ * %DRM_TERN_VM_BIND_CUT would, then maps the BO there, in
+ * one step: a job that uses the range meanwhile, listing the BOs or not,
+ * translates each page to the old or to the new mapping, never to none
+ * (if a page was mapped before).  Like an unmap, it waits for the jobs
+ * that can reach what it removes (DRM_IOCTL_TERN_VM_BIND and
+ * %DRM_TERN_VM_BIND_OPS_SYNC: for every job of the file), and the device
+ * TLBs are invalidated before its bind's fence signals.  The range need
+ * not hold anything.
+ */
+#define DRM_TERN_VM_BIND_REPLACE	(1u << 1)
 
 /**
  * DRM_TERN_VM_MAX_MAPPED - most bytes mapped in one address space at a time
@@ -1084,14 +1115,20 @@ enum drm_tern_vm_bind_op {
  * DRM_TERN_VM_MAX_MAPPINGS - most mappings in one address space at a time
  *
  * Each mapping costs the kernel some bookkeeping, whatever its size: a map
- * beyond this many fails with -ENOSPC.
+ * beyond this many fails with -ENOSPC.  A mapping an unmap (or a map with
+ * %DRM_TERN_VM_BIND_REPLACE) removes counts until its memory is given back,
+ * once the jobs that may still use it finished; the pieces of a mapping it
+ * cuts count at once.  So at the limit such an unmap or map fails with
+ * -ENOSPC too, but an unmap of whole mappings.
  */
 #define DRM_TERN_VM_MAX_MAPPINGS	(1u << 18)
 
 /**
  * struct drm_tern_vm_bind - DRM_IOCTL_TERN_VM_BIND: map or unmap a BO range
  * @op: in: enum drm_tern_vm_bind_op
- * @flags: in: %DRM_TERN_VM_BIND_READ_ONLY for a map; 0 for an unmap
+ * @flags: in: for a map, %DRM_TERN_VM_BIND_READ_ONLY and
+ *	%DRM_TERN_VM_BIND_REPLACE (interface 1.5); for an unmap,
+ *	%DRM_TERN_VM_BIND_CUT (interface 1.5) or 0
  * @handle: in: for a map, GEM handle of the BO; for an unmap, 0
  * @pad: in: must be 0
  * @va: in: first VA of the range, a multiple of %DRM_TERN_PAGE_SIZE
@@ -1106,9 +1143,11 @@ enum drm_tern_vm_bind_op {
  * runs after the binds of the file queued before it, which the ioctl first
  * waits for, interruptibly.
  *
- * A map never replaces an existing mapping: the range must be free.  It
- * holds a reference on the BO and keeps its pages pinned until the mapping
- * is removed.  The new mapping can be used by jobs submitted after the ioctl
+ * A map does not replace an existing mapping: the range must be free,
+ * unless %DRM_TERN_VM_BIND_REPLACE is given (then it is an unmap of the
+ * range and a map, in one step).  The address space holds a reference on
+ * each BO it maps and keeps its pages pinned until its last mapping is
+ * removed.  The new mapping can be used by jobs submitted after the ioctl
  * returns.
  *
  * The BOs mapped in one address space, each counted once and whole however
@@ -1116,7 +1155,9 @@ enum drm_tern_vm_bind_op {
  * are pinned while they are mapped.
  *
  * An unmap removes whole mappings: every mapping that intersects the range
- * must lie inside it, and at least one must.  It first waits (interruptibly)
+ * must lie inside it, and at least one must; with %DRM_TERN_VM_BIND_CUT
+ * the mappings that cross an end of the range are cut instead, and the
+ * range must hold at least one mapped page.  It first waits (interruptibly)
  * for every job submitted on the file before it to finish, then removes the
  * translations and invalidates the device TLBs, then waits (not
  * interruptibly) for the jobs submitted on the file while it ran, which may
@@ -1124,15 +1165,19 @@ enum drm_tern_vm_bind_op {
  * submitted while the unmap runs that uses the range may fault.
  *
  * Errors:
- * -EINVAL unknown op or flags, pad not 0, a handle, offset or flags given
- * to an unmap, @va/@bo_offset/@range not multiples of %DRM_TERN_PAGE_SIZE,
- * @range 0, [@bo_offset, @bo_offset + @range) not inside the BO, or an
- * unmap range that cuts a mapping;
+ * -EINVAL unknown op or flags, pad not 0, a handle, an offset or a flag
+ * other than %DRM_TERN_VM_BIND_CUT given to an unmap, %DRM_TERN_VM_BIND_CUT
+ * given to a map, an unmap range that cuts a mapping without
+ * %DRM_TERN_VM_BIND_CUT, @va/@bo_offset/@range not multiples of
+ * %DRM_TERN_PAGE_SIZE, @range 0, or [@bo_offset, @bo_offset + @range) not
+ * inside the BO;
  * -ERANGE [@va, @va + @range) is not inside [%DRM_TERN_VA_START, 2^va_bits);
- * -EEXIST a map range overlaps an existing mapping;
+ * -EEXIST a map range overlaps an existing mapping (without
+ * %DRM_TERN_VM_BIND_REPLACE);
  * -ENOENT no such BO handle, or nothing mapped in an unmap range;
  * -ENOSPC the map would take the address space above %DRM_TERN_VM_MAX_MAPPED
- * bytes mapped, %DRM_TERN_VM_MAX_MAPPINGS mappings or
+ * bytes mapped, %DRM_TERN_VM_MAX_MAPPINGS mappings (also an unmap that
+ * cuts, or a map that replaces: see %DRM_TERN_VM_MAX_MAPPINGS) or
  * %DRM_TERN_VM_MAX_TABLES page tables, or its BO (if not
  * mapped yet) above half of the system's memory in BOs mapped (nothing was
  * changed);
@@ -1208,7 +1253,8 @@ struct drm_tern_vm_bind {
  * later, after the binds of the address space queued before it (by this
  * ioctl or DRM_IOCTL_TERN_VM_BIND) and once its in-syncs signalled.  Its
  * operations run in the order of @ops, and its fence signals once all of
- * them ran: the device's page tables changed and, after an unmap, every
+ * them ran: the device's page tables changed and, after an unmap (or a map
+ * with %DRM_TERN_VM_BIND_REPLACE that removed something), every
  * engine's TLB invalidated.  A job that uses a mapping the bind makes
  * waits for that fence like for any other in-sync.
  *
@@ -1218,7 +1264,8 @@ struct drm_tern_vm_bind {
  * -EEXIST, an unmap of a range with no mapping -ENOENT, and so on.  If
  * one is refused, nothing is queued.
  *
- * An unmap waits for the jobs that listed the BOs it unmaps in
+ * An unmap (and a map with %DRM_TERN_VM_BIND_REPLACE) waits for the jobs
+ * that listed the BOs it unmaps in
  * &drm_tern_submit.bo_handles, submitted before the ioctl (and, for a
  * shared BO, for the other users of its reservation object); it does not
  * wait for the other jobs of the file.  A job that uses the range without
