@@ -749,48 +749,57 @@ static void tern_fake_buf_end(struct kunit *test, struct tern_pt *pt,
 }
 
 /*
- * Execute an update's buffer the way the device does, against the fake
- * tables: every packet must be a PHYS_COPY from the staged entries into a
- * live table, or a TLB_INVALIDATE.  Returns the TLB_INVALIDATEs seen.
+ * Execute the packet at dword @off of an update's buffer the way the device
+ * does, against the fake tables: it must be a PHYS_COPY from the staged
+ * entries into a live table, or a TLB_INVALIDATE (counted in @tlb).
+ * Returns the offset of the next packet.
  */
+static unsigned int tern_fake_run_packet(struct kunit *test,
+					 struct tern_fake_alloc *fa,
+					 const struct tern_fake_buf *b,
+					 unsigned int off, unsigned int *tlb)
+{
+	u32 op = b->cmd[off] & 0xff, len = b->cmd[off] >> 16;
+
+	KUNIT_ASSERT_LE(test, off + len, b->dwords);
+	if (op == TERN_OP_TLB_INVALIDATE) {
+		KUNIT_ASSERT_EQ(test, len, TERN_PKT_DWORDS_TLB_INVALIDATE);
+		(*tlb)++;
+	} else {
+		const struct tern_pkt_phys_copy *p = (const void *)&b->cmd[off];
+		u64 src = (u64)p->src_hi << 32 | p->src_lo;
+		u64 dst = (u64)p->dst_hi << 32 | p->dst_lo;
+		unsigned int i;
+		__le64 *table;
+
+		KUNIT_ASSERT_EQ(test, op, TERN_OP_PHYS_COPY);
+		KUNIT_ASSERT_EQ(test, len, TERN_PKT_DWORDS_PHYS_COPY);
+		KUNIT_ASSERT_EQ(test, p->flags, 0);
+		KUNIT_ASSERT_TRUE(test, p->size && p->size % 8 == 0);
+		KUNIT_ASSERT_TRUE(test, src >= FAKE_STAGING_DEV &&
+				  src - FAKE_STAGING_DEV + p->size <=
+				  b->size.staging_bytes);
+		KUNIT_ASSERT_LE(test, dst % PAGE4K + p->size, PAGE4K);
+		table = tern_fake_table(fa, round_down(dst, PAGE4K));
+		KUNIT_ASSERT_NOT_NULL_MSG(test, table, "copy to %#llx", dst);
+		for (i = 0; i < FAKE_TABLES; i++)
+			if (fa->dev[i] == round_down(dst, PAGE4K))
+				KUNIT_ASSERT_FALSE_MSG(test, fa->dead[i],
+						       "copy into a freed table");
+		memcpy((u8 *)table + dst % PAGE4K,
+		       (u8 *)b->staging + (src - FAKE_STAGING_DEV), p->size);
+	}
+	return off + len;
+}
+
+/* Execute a whole buffer; returns the TLB_INVALIDATEs seen. */
 static unsigned int tern_fake_run(struct kunit *test, struct tern_fake_alloc *fa,
 				  const struct tern_fake_buf *b)
 {
 	unsigned int off = 0, tlb = 0;
 
-	while (off < b->dwords) {
-		u32 op = b->cmd[off] & 0xff, len = b->cmd[off] >> 16;
-
-		KUNIT_ASSERT_LE(test, off + len, b->dwords);
-		if (op == TERN_OP_TLB_INVALIDATE) {
-			KUNIT_ASSERT_EQ(test, len, TERN_PKT_DWORDS_TLB_INVALIDATE);
-			tlb++;
-		} else {
-			const struct tern_pkt_phys_copy *p = (const void *)&b->cmd[off];
-			u64 src = (u64)p->src_hi << 32 | p->src_lo;
-			u64 dst = (u64)p->dst_hi << 32 | p->dst_lo;
-			unsigned int i;
-			__le64 *table;
-
-			KUNIT_ASSERT_EQ(test, op, TERN_OP_PHYS_COPY);
-			KUNIT_ASSERT_EQ(test, len, TERN_PKT_DWORDS_PHYS_COPY);
-			KUNIT_ASSERT_EQ(test, p->flags, 0);
-			KUNIT_ASSERT_TRUE(test, p->size && p->size % 8 == 0);
-			KUNIT_ASSERT_TRUE(test, src >= FAKE_STAGING_DEV &&
-					  src - FAKE_STAGING_DEV + p->size <=
-					  b->size.staging_bytes);
-			KUNIT_ASSERT_LE(test, dst % PAGE4K + p->size, PAGE4K);
-			table = tern_fake_table(fa, round_down(dst, PAGE4K));
-			KUNIT_ASSERT_NOT_NULL_MSG(test, table, "copy to %#llx", dst);
-			for (i = 0; i < FAKE_TABLES; i++)
-				if (fa->dev[i] == round_down(dst, PAGE4K))
-					KUNIT_ASSERT_FALSE_MSG(test, fa->dead[i],
-							       "copy into a freed table");
-			memcpy((u8 *)table + dst % PAGE4K,
-			       (u8 *)b->staging + (src - FAKE_STAGING_DEV), p->size);
-		}
-		off += len;
-	}
+	while (off < b->dwords)
+		off = tern_fake_run_packet(test, fa, b, off, &tlb);
 	return tlb;
 }
 
@@ -991,6 +1000,121 @@ static void tern_pt_update_random_model(struct kunit *test)
 }
 
 /*
+ * A map that replaces (DRM_TERN_VM_BIND_REPLACE): in one update, sized by
+ * tern_pt_update_size_max() with a pool filled for an empty tree, as
+ * tern_vm makes it, unmap a random range whatever it holds (cutting the
+ * maps it crosses) and map it again with new pages.  Before the buffer
+ * runs the device translates as before; after, as the model says, with no
+ * allocation once the update is open and the tables the model needs; and
+ * while it runs, packet by packet, every page of the range mapped before
+ * translates to its old or its new page, never to none.
+ */
+static void tern_pt_update_replace_model(struct kunit *test)
+{
+	struct tern_pt_fixture *f = test->priv;
+	u64 state = 0x4e91ace, *model, *old, *pages;
+	unsigned int step, i, off, tlb, cuts = 0;
+
+	model = kunit_kcalloc(test, MODEL_PAGES, sizeof(*model), GFP_KERNEL);
+	old = kunit_kcalloc(test, MODEL_PAGES, sizeof(*old), GFP_KERNEL);
+	pages = kunit_kcalloc(test, 1024, sizeof(*pages), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, model);
+	KUNIT_ASSERT_NOT_NULL(test, old);
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+	f->fa.defer = true;
+
+	for (step = 0; step < 200; step++) {
+		u32 r = tern_pt_rand(&state);
+		u32 first = tern_pt_rand(&state) % MODEL_PAGES;
+		u32 n = min_t(u32, r % 1024 + 1, MODEL_PAGES - first);
+		u64 va = MODEL_BASE + (u64)first * PAGE4K, leaves, worst;
+		u64 flags = r & 0x100 ? TERN_PTE_WRITABLE : 0;
+		struct tern_fake_buf b = {};
+		struct tern_pt_pool pool;
+
+		memcpy(old, model, MODEL_PAGES * sizeof(*model));
+		/* a mapping crosses an end of the range: it is cut there */
+		if ((first && model[first - 1] && model[first]) ||
+		    (first + n < MODEL_PAGES && model[first + n] &&
+		     model[first + n - 1]))
+			cuts++;
+		tern_fake_buf_alloc_max(test, &f->pt, va, n, &b);
+		tern_pt_pool_init(&pool);
+		worst = tern_pt_tables_split(NULL, va, n, &leaves);
+		KUNIT_ASSERT_EQ(test, tern_pt_pool_fill(&f->pt, &pool, worst, leaves), 0);
+		tern_pt_use_pool(&f->pt, &pool);
+		/* nothing is allocated once the update is open */
+		f->fa.fail_at = f->fa.calls + 1;
+		tern_fake_buf_begin(&f->pt, va, n, &b);
+		tern_pt_unmap(&f->pt, va, n);
+		for (i = 0; i < n; i++)
+			pages[i] = ((u64)tern_pt_rand(&state) << 12) &
+				   TERN_PTE_ADDR_MASK;
+		KUNIT_ASSERT_EQ_MSG(test, tern_pt_map(&f->pt, va, pages, n, flags),
+				    0, "step %u", step);
+		for (i = 0; i < n; i++)
+			model[first + i] = pages[i] | flags | TERN_PTE_VALID;
+		tern_fake_buf_end(test, &f->pt, &b, true);
+		f->fa.fail_at = 0;
+		tern_pt_use_pool(&f->pt, NULL);
+		tern_pt_pool_drain(&f->pt, &pool);
+		KUNIT_ASSERT_EQ_MSG(test, f->pt.nr_tables, tern_pt_model_tables(model),
+				    "step %u", step);
+
+		for (i = 0; i < MODEL_PAGES; i++) {
+			u64 walked = 0;
+			int wret = tern_fake_walk(&f->fa, tern_pt_root(&f->pt),
+						  MODEL_BASE + i * PAGE4K, &walked);
+
+			KUNIT_ASSERT_TRUE_MSG(test, old[i] ? !wret && walked == old[i] :
+					      wret == -ENOENT,
+					      "before: step %u page %u", step, i);
+		}
+		/*
+		 * Packet by packet: each entry is written once, from its old
+		 * value to its new one, so a page mapped before translates
+		 * to the old or the new page at every point, never to none.
+		 */
+		for (off = 0, tlb = 0; off < b.dwords;) {
+			off = tern_fake_run_packet(test, &f->fa, &b, off, &tlb);
+			for (i = first; i < first + n; i++) {
+				u64 walked = 0;
+				int wret = tern_fake_walk(&f->fa, tern_pt_root(&f->pt),
+							  MODEL_BASE + i * PAGE4K,
+							  &walked);
+
+				KUNIT_ASSERT_TRUE_MSG(test, (!wret && (walked == old[i] ||
+								       walked == model[i])) ||
+						      (wret == -ENOENT && !old[i]),
+						      "during: step %u page %u", step, i);
+			}
+		}
+		KUNIT_EXPECT_EQ(test, tlb, 1);
+		for (i = 0; i < MODEL_PAGES; i++) {
+			u64 walked = 0;
+			int wret = tern_fake_walk(&f->fa, tern_pt_root(&f->pt),
+						  MODEL_BASE + i * PAGE4K, &walked);
+
+			KUNIT_ASSERT_TRUE_MSG(test, model[i] ? !wret && walked == model[i] :
+					      wret == -ENOENT,
+					      "after: step %u page %u", step, i);
+		}
+		tern_fake_reap(&f->fa);
+		KUNIT_ASSERT_EQ(test, tern_fake_live(&f->fa), f->pt.nr_tables);
+		/* now and then a hole, so that later steps replace sparse ranges */
+		if (r & 0x200) {
+			u32 hole = tern_pt_rand(&state) % MODEL_PAGES;
+			u32 len = min_t(u32, r % 256 + 1, MODEL_PAGES - hole);
+
+			tern_pt_unmap(&f->pt, MODEL_BASE + (u64)hole * PAGE4K, len);
+			memset(model + hole, 0, len * sizeof(*model));
+			tern_fake_reap(&f->fa);
+		}
+	}
+	KUNIT_EXPECT_GT(test, cuts, 20);
+}
+
+/*
  * A change outside the range its update was opened for (a caller's bug,
  * warned about) is not written half: the update reports -EIO and writes no
  * buffer, so that the owner does not run it.
@@ -1029,6 +1153,7 @@ static struct kunit_case tern_pt_cases[] = {
 	KUNIT_CASE(tern_pt_tables_needed_ranges),
 	KUNIT_CASE(tern_pt_update_minimal),
 	KUNIT_CASE(tern_pt_update_random_model),
+	KUNIT_CASE(tern_pt_update_replace_model),
 	KUNIT_CASE(tern_pt_update_outside_range),
 	{}
 };
