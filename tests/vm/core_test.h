@@ -416,6 +416,54 @@ static inline bool core_debugfs_path(const char *name, char *path, size_t len)
 	return found;
 }
 
+/*
+ * The mappings inside [@lo, @hi) of the address space that maps exactly
+ * [@mark, @mark + @mark_size) (a marker mapping only the caller's file
+ * has), as debugfs "vms" lists them, into @out: "start-end rw|ro @offset"
+ * each (hex, end exclusive), "; " between them, or "none".  False if
+ * debugfs shows no such address space.
+ */
+static inline bool core_vm_layout(uint64_t mark, uint64_t mark_size, uint64_t lo,
+				  uint64_t hi, char *out, size_t len)
+{
+	char path[512], line[512], cur[1024] = "";
+	bool in_vm = false, mine = false, found = false;
+	size_t n = 0;
+	FILE *f;
+
+	if (!core_debugfs_path("vms", path, sizeof(path)) || !(f = fopen(path, "r")))
+		return false;
+	for (;;) {
+		bool eof = !fgets(line, sizeof(line), f);
+		unsigned long long s, e, size;
+		const char *o;
+		char rw[8];
+
+		if (eof || !strncmp(line, "vm ", 3)) {
+			if ((found = in_vm && mine) || eof)
+				break;
+			in_vm = true;
+			mine = false;
+			n = 0;
+			cur[0] = 0;
+			continue;
+		}
+		if (!in_vm || sscanf(line, " %llx-%llx %7s bo %llu", &s, &e, rw, &size) != 4)
+			continue;
+		if (s == mark && e == mark + mark_size)
+			mine = true;
+		if (s >= hi || e <= lo || n >= sizeof(cur))
+			continue;
+		o = strstr(line, "at offset ");
+		n += snprintf(cur + n, sizeof(cur) - n, "%s%llx-%llx %s @%llx", n ? "; " : "", s, e,
+			      rw, o ? strtoull(o + 10, NULL, 0) : ~0ull);
+	}
+	fclose(f);
+	if (found)
+		snprintf(out, len, "%s", cur[0] ? cur : "none");
+	return found;
+}
+
 /* Write @s to the file @path (sysfs, debugfs, procfs): true on success. */
 static inline bool core_write_file(const char *path, const char *s)
 {

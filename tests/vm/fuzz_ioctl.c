@@ -3,7 +3,11 @@
  * fuzz_ioctl: a uAPI-aware fuzzer of the tern ioctls and of the DRM core
  * ioctls tern uses (GEM close, syncobj create/destroy/wait/reset/signal/
  * timeline signal/timeline wait/query, PRIME handle<->fd, mmap of BO
- * offsets), SUBMIT_MANY, VM_BIND_OPS and VM_GET_STATE included.  Each worker keeps a model of what it
+ * offsets), SUBMIT_MANY, VM_BIND_OPS and VM_GET_STATE included, with the
+ * unmaps that cut mappings (DRM_TERN_VM_BIND_CUT; without it such an unmap
+ * is EINVAL and changes nothing) and the REPLACE maps of interface 1.5 (the
+ * model of the mappings cuts them as the kernel does; CUT on a map, and on
+ * an unmap with another flag, is EINVAL).  Each worker keeps a model of what it
  * created (files and their dup()ed aliases, BOs, mappings, contexts,
  * syncobjs) and issues valid call
  * sequences with mutated fields, random and stale handles, and user
@@ -484,6 +488,108 @@ static void op_gem_close(struct worker *w, struct file *f)
 		f->bo[b] = f->bo[--f->nbo];
 }
 
+/*
+ * The model after an unmap of [va, va + range) (interface 1.5): mappings
+ * inside it go, a mapping across an end keeps its part outside, as one of
+ * its own.  False, with the model unchanged, if that would take more than
+ * MAX_MAPS entries (only a range inside one mapping adds one).
+ */
+static bool model_cut(struct map *map, int *n, uint64_t va, uint64_t range)
+{
+	struct map out[MAX_MAPS + 2];
+	uint64_t end = va + range;
+	int i, k = 0;
+
+	for (i = 0; i < *n; i++) {
+		const struct map *m = &map[i];
+
+		if (m->va + m->range <= va || m->va >= end) {
+			out[k++] = *m;
+			continue;
+		}
+		if (m->va < va)
+			out[k++] = (struct map){ m->va, va - m->va };
+		if (m->va + m->range > end)
+			out[k++] = (struct map){ end, m->va + m->range - end };
+	}
+	if (k > MAX_MAPS)
+		return false;
+	memcpy(map, out, k * sizeof(out[0]));
+	*n = k;
+	return true;
+}
+
+/*
+ * Whether an unmap of [va, va + range) would cut a mapping of @map (@n
+ * entries): one crosses an end of the range.  Without DRM_TERN_VM_BIND_CUT
+ * that is EINVAL (interface 1.5, as before it).
+ */
+static bool model_cuts(const struct map *map, int n, uint64_t va, uint64_t range)
+{
+	uint64_t end = va + range;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		const struct map *m = &map[i];
+
+		if ((m->va < va && m->va + m->range > va) ||
+		    (m->va < end && m->va + m->range > end))
+			return true;
+	}
+	return false;
+}
+
+/* A flag an unmap does not take: any bit but DRM_TERN_VM_BIND_CUT's. */
+static uint32_t unmap_bad_flag(struct worker *w)
+{
+	uint32_t bit = below(w, 31);
+
+	return 1u << (bit + (bit >= 2));
+}
+
+/*
+ * The range of unmap @b that removes part of mapping @m: its head, its
+ * tail, across one of its ends into whatever lies beyond, or (@middle_ok)
+ * its middle, which leaves two pieces.  It holds at least one page of @m.
+ */
+static void pick_cut(struct worker *w, const struct map *m, bool middle_ok,
+		     struct drm_tern_vm_bind *b)
+{
+	uint64_t n = m->range / 4096, i, j, k = 1 + below(w, 8);
+
+	switch (below(w, 4)) {
+	case 0:		/* the head */
+		b->va = m->va;
+		b->range = 4096 * (1 + below(w, n));
+		break;
+	case 1:		/* the tail */
+		j = 1 + below(w, n);
+		b->va = m->va + m->range - j * 4096;
+		b->range = j * 4096;
+		break;
+	case 2:		/* across the start, or the end */
+		if (chance(w, 50)) {
+			b->va = m->va - k * 4096;
+			b->range = (k + 1 + below(w, n)) * 4096;
+		} else {
+			j = 1 + below(w, n);
+			b->va = m->va + m->range - j * 4096;
+			b->range = (j + k) * 4096;
+		}
+		break;
+	default:	/* the middle, else the whole */
+		b->va = m->va;
+		b->range = m->range;
+		if (middle_ok && n >= 3) {
+			i = 1 + below(w, n - 2);
+			j = 1 + below(w, n - 1 - i);
+			b->va = m->va + i * 4096;
+			b->range = j * 4096;
+		}
+		break;
+	}
+}
+
 static bool overlaps(struct file *f, uint64_t va, uint64_t range)
 {
 	int i;
@@ -499,7 +605,7 @@ static void op_vm_bind(struct worker *w, struct file *f)
 	struct drm_tern_vm_bind b = { 0 };
 	struct expect e;
 	enum ptr_kind k = pick_ptr(w, 8);
-	bool unmap = f->nmap && chance(w, 45), bad = false;
+	bool unmap = f->nmap && chance(w, 45), bad = false, replace = false;
 	int bi = pick_bo(w, f), mi = -1, ret;
 
 	ex_init(&e, unmap ? "VM_BIND unmap" : "VM_BIND map");
@@ -508,14 +614,19 @@ static void op_vm_bind(struct worker *w, struct file *f)
 		b.op = DRM_TERN_VM_BIND_OP_UNMAP;
 		b.va = f->map[mi].va;
 		b.range = f->map[mi].range;
+		if (chance(w, 50))	/* interface 1.5; on whole mappings it changes nothing */
+			b.flags = DRM_TERN_VM_BIND_CUT;
 		if (chance(w, 10)) {	/* nothing there */
 			b.va = FUZZ_VA + FUZZ_SPAN + below(w, 256) * 4096ull;
 			ex(&e, ENOENT);
 			bad = true;
-		} else if (chance(w, 10) && b.range > 4096) {	/* cuts it */
-			b.range -= 4096;
-			ex(&e, EINVAL);
-			bad = true;
+		} else if (chance(w, 25)) {	/* cuts it, maybe its neighbours (1.5) */
+			pick_cut(w, &f->map[mi], f->nmap < MAX_MAPS, &b);
+			if (!b.flags && model_cuts(f->map, f->nmap, b.va, b.range)) {
+				/* without DRM_TERN_VM_BIND_CUT: refused, nothing changed */
+				ex(&e, EINVAL);
+				bad = true;
+			}
 		}
 	} else {
 		if (bi < 0)
@@ -527,6 +638,25 @@ static void op_vm_bind(struct worker *w, struct file *f)
 		b.va = FUZZ_VA + 4096ull * below(w, FUZZ_SPAN / 4096 - 64);
 		if (chance(w, 10))
 			b.flags = DRM_TERN_VM_BIND_READ_ONLY;
+		if (chance(w, 3)) {	/* an unmap's flag */
+			b.flags |= DRM_TERN_VM_BIND_CUT;
+			ex(&e, EINVAL);
+			bad = true;
+		}
+		if (f->nmap + 2 <= MAX_MAPS && chance(w, 15)) {
+			/* over what is there, often a mapping of the model (1.5) */
+			b.flags |= DRM_TERN_VM_BIND_REPLACE;
+			replace = true;
+			if (f->nmap && chance(w, 60)) {
+				const struct map *m = &f->map[below(w, f->nmap)];
+
+				b.va = m->va + 4096ull * below(w, m->range / 4096) -
+				       4096ull * below(w, 2);
+			}
+			/* nothing is mapped past the span: unmaps of nothing go there */
+			if (b.va + b.range > FUZZ_VA + FUZZ_SPAN)
+				b.va = FUZZ_VA + FUZZ_SPAN - b.range;
+		}
 		if (chance(w, 8)) {
 			b.handle = bogus_handle(w);
 			ex(&e, ENOENT);
@@ -543,7 +673,7 @@ static void op_vm_bind(struct worker *w, struct file *f)
 			ex(&e, ERANGE);
 			bad = true;
 		}
-		if (!bad && overlaps(f, b.va, b.range)) {
+		if (!bad && !replace && overlaps(f, b.va, b.range)) {
 			ex(&e, EEXIST);
 			bad = true;
 		}
@@ -554,7 +684,8 @@ static void op_vm_bind(struct worker *w, struct file *f)
 		bad = true;
 	}
 	if (chance(w, 5)) {
-		b.flags |= 2 << below(w, 30);
+		/* REPLACE is a map's flag, CUT an unmap's: elsewhere unknown too */
+		b.flags |= unmap ? unmap_bad_flag(w) : 4u << below(w, 30);
 		ex(&e, EINVAL);
 		bad = true;
 	}
@@ -580,10 +711,10 @@ static void op_vm_bind(struct worker *w, struct file *f)
 		bad = true;
 	}
 	if (!bad) {
+		/* an unmap that cuts a mapping in two allocates too */
 		ex(&e, OK);
-		if (!unmap)
-			ex(&e, ENOMEM);
-	} else if (!unmap) {
+		ex(&e, ENOMEM);
+	} else if (!unmap && !replace && !(b.flags & DRM_TERN_VM_BIND_CUT)) {
 		/* a mutation may hit a range that is also mapped already */
 		if (overlaps(f, b.va & ~4095ull, b.range ? b.range : 4096))
 			ex(&e, EEXIST);
@@ -594,10 +725,12 @@ static void op_vm_bind(struct worker *w, struct file *f)
 	record(w, &e, ret);
 	if (ret)
 		return;
-	if (unmap) {
-		if (mi >= 0 && b.va == f->map[mi].va)
-			f->map[mi] = f->map[--f->nmap];
-	} else if (f->nmap < MAX_MAPS) {
+	/* what the unmap, or the REPLACE map, removed; room checked above */
+	if ((unmap || replace) && !model_cut(f->map, &f->nmap, b.va, b.range))
+		f->nmap = 0;	/* cannot happen: forget the model rather than lie */
+	if (unmap)
+		return;
+	if (f->nmap < MAX_MAPS) {
 		f->map[f->nmap].va = b.va;
 		f->map[f->nmap++].range = b.range;
 	} else {
@@ -649,16 +782,23 @@ static void op_vm_bind_ops(struct worker *w, struct file *f)
 			b->op = DRM_TERN_VM_BIND_OP_UNMAP;
 			b->va = model[mi].va;
 			b->range = model[mi].range;
+			if (chance(w, 50))
+				b->flags = DRM_TERN_VM_BIND_CUT;
 			if (chance(w, 8)) {
 				b->va = FUZZ_VA + FUZZ_SPAN + below(w, 256) * 4096ull;
 				ex(&e, ENOENT);
 				bad = true;
-			} else if (chance(w, 8) && b->range > 4096) {
-				b->range -= 4096;
-				ex(&e, EINVAL);
-				bad = true;
 			} else {
-				model[mi] = model[--nmodel];
+				/* whole, or a cut of it and maybe its neighbours (1.5) */
+				if (chance(w, 25))
+					pick_cut(w, &model[mi], nmodel < MAX_MAPS, b);
+				if (!b->flags && model_cuts(model, nmodel, b->va, b->range)) {
+					/* without DRM_TERN_VM_BIND_CUT: refused */
+					ex(&e, EINVAL);
+					bad = true;
+				} else {
+					model_cut(model, &nmodel, b->va, b->range);
+				}
 			}
 		} else if (bi >= 0) {
 			b->op = DRM_TERN_VM_BIND_OP_MAP;
@@ -668,6 +808,23 @@ static void op_vm_bind_ops(struct worker *w, struct file *f)
 			b->va = FUZZ_VA + 4096ull * below(w, FUZZ_SPAN / 4096 - 64);
 			if (chance(w, 10))
 				b->flags = DRM_TERN_VM_BIND_READ_ONLY;
+			if (chance(w, 3)) {	/* an unmap's flag */
+				b->flags |= DRM_TERN_VM_BIND_CUT;
+				ex(&e, EINVAL);
+				bad = true;
+			}
+			if (nmodel + 2 <= MAX_MAPS && chance(w, 15)) {
+				/* over what is there, often a mapping of the model (1.5) */
+				b->flags |= DRM_TERN_VM_BIND_REPLACE;
+				if (nmodel && chance(w, 60)) {
+					const struct map *m = &model[below(w, nmodel)];
+
+					b->va = m->va + 4096ull * below(w, m->range / 4096) -
+						4096ull * below(w, 2);
+				}
+				if (b->va + b->range > FUZZ_VA + FUZZ_SPAN)
+					b->va = FUZZ_VA + FUZZ_SPAN - b->range;
+			}
 			if (chance(w, 6)) {
 				b->handle = bogus_handle(w);
 				ex(&e, ENOENT);
@@ -676,10 +833,13 @@ static void op_vm_bind_ops(struct worker *w, struct file *f)
 				b->bo_offset = f->bo[bi].size;
 				ex(&e, EINVAL);
 				bad = true;
-			} else if (overlaps_in(model, nmodel, b->va, b->range)) {
+			} else if (!(b->flags & DRM_TERN_VM_BIND_REPLACE) &&
+				   overlaps_in(model, nmodel, b->va, b->range)) {
 				ex(&e, EEXIST);
 				bad = true;
 			} else {
+				if (b->flags & DRM_TERN_VM_BIND_REPLACE)
+					model_cut(model, &nmodel, b->va, b->range);
 				model[nmodel].va = b->va;
 				model[nmodel++].range = b->range;
 			}
@@ -704,6 +864,13 @@ static void op_vm_bind_ops(struct worker *w, struct file *f)
 		}
 		if (chance(w, 3)) {
 			b->pad = rnd(w) | 1;
+			ex(&e, EINVAL);
+			bad = true;
+		}
+		if (chance(w, 2)) {
+			/* REPLACE is a map's flag, CUT an unmap's: elsewhere unknown too */
+			b->flags |= b->op == DRM_TERN_VM_BIND_OP_MAP ? 4u << below(w, 30)
+								       : unmap_bad_flag(w);
 			ex(&e, EINVAL);
 			bad = true;
 		}

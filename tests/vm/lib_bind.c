@@ -28,7 +28,24 @@
  *   naming the operation, and change nothing (queued seqno, bytes mapped,
  *   the library's view);
  * - tern_bo_free() of a buffer still bound: jobs no longer find it, the
- *   range stays in use until unmapped.
+ *   range stays in use until unmapped;
+ * - cuts and TERN_BIND_REPLACE (driver interface 1.5), in the library's
+ *   view as in the device: an unmap of the middle of a mapping without
+ *   TERN_BIND_CUT fails with -EINVAL from the kernel (the message names the
+ *   operation and the flag) and changes nothing: no bind queued, as much
+ *   mapped, and a fill across the range it named is taken by the library
+ *   and lands in the buffer; TERN_BIND_CUT on a map, alone or with
+ *   TERN_BIND_REPLACE, is -EINVAL before the ioctl; with TERN_BIND_CUT
+ *   the unmap of the middle leaves two
+ *   pieces, jobs find the buffer in each (their writes land at the right
+ *   offsets) and are refused in the hole and across it (-EFAULT); a
+ *   REPLACE map over part of a mapping, and over an empty range, sends
+ *   the writes there to the new buffer and the rest to the old one; a map
+ *   over a mapping without REPLACE is -EEXIST and changes nothing; an
+ *   asynchronous unmap of one piece waits for a job that writes through
+ *   another piece of the same buffer; a cut and a REPLACE queued behind a
+ *   job that faults fail and are cancelled, and the view is as before
+ *   them: the cut range is still found, the replaced one not.
  *
  * tern-vm: timeout=120
  */
@@ -51,6 +68,16 @@ static int bind1(uint32_t op, struct tern_bo *bo, uint64_t bo_offset, uint64_t v
 		 uint64_t range, const struct tern_deps *deps, struct tern_fence **fencep)
 {
 	struct tern_bind_op o = { .op = op, .bo = bo, .bo_offset = bo_offset, .va = va,
+				  .range = range };
+
+	return tern_vm_bind(dev, &o, 1, deps, fencep);
+}
+
+/* Queue an unmap with TERN_BIND_CUT. */
+static int cut1(uint64_t va, uint64_t range, const struct tern_deps *deps,
+		struct tern_fence **fencep)
+{
+	struct tern_bind_op o = { .op = TERN_BIND_UNMAP, .flags = TERN_BIND_CUT, .va = va,
 				  .range = range };
 
 	return tern_vm_bind(dev, &o, 1, deps, fencep);
@@ -87,6 +114,229 @@ static struct tern_vm_state state(void)
 	if (tern_vm_state(dev, &st))
 		tap_diag("tern_vm_state: %s", tern_last_error());
 	return st;
+}
+
+/* A job on @ctx writing @value at @va, waited for: 0 or its error. */
+static int write_wait(struct tern_context *ctx, uint64_t va, uint32_t value)
+{
+	struct tern_fence *f = NULL;
+	int ret = write_job(ctx, va, value, NULL, &f);
+
+	ret = ret ? ret : tern_fence_wait(f, 30 * SEC);
+	tern_fence_free(f);
+	return ret;
+}
+
+/* Cuts and TERN_BIND_REPLACE, through the library's view and on the device. */
+static void check_cuts(struct tern_context *ctx, struct tern_context *ctx2,
+		       struct tern_bo *gate, volatile uint32_t *wg, struct tern_bo *ro)
+{
+	struct tern_fence *fg = NULL, *fj = NULL, *fu = NULL, *ff = NULL, *fx = NULL, *fy = NULL;
+	struct tern_context *bad = NULL;
+	struct tern_bo *a = NULL, *b = NULL;
+	volatile uint32_t *wa, *wb;
+	struct tern_vm_state st0, st;
+	struct tern_bind_op ops[2];
+	struct tern_deps d;
+	uint64_t r = 0, i;
+	int ret;
+
+	if (tern_bo_alloc(dev, 64 * KB, 0, &a) || tern_bo_alloc(dev, 64 * KB, 0, &b) ||
+	    tern_context_create(dev, NULL, &bad) || tern_va_reserve(dev, 1 * MB, 0, &r)) {
+		tap_ok(false, "cuts: set-up: %s", tern_last_error());
+		return;
+	}
+	wa = tern_bo_map(a);
+	wb = tern_bo_map(b);
+
+	/* without TERN_BIND_CUT, an unmap of the middle is refused and changes nothing */
+	st0 = state();
+	ret = bind1(TERN_BIND_MAP, a, 0, r, 64 * KB, NULL, NULL);
+	tap_ok(ret == 0, "map A (64 KiB) at 0x%llx: %s", (unsigned long long)r,
+	       ret ? tern_last_error() : "ok");
+	st0 = state();
+	ret = bind1(TERN_BIND_UNMAP, NULL, 0, r + 16 * KB, 16 * KB, NULL, &fx);
+	tap_ok(ret == -EINVAL && !fx && strstr(tern_last_error(), "operation 0 (unmap of") &&
+	       strstr(tern_last_error(), "TERN_BIND_CUT"),
+	       "an unmap of its middle 16 KiB without TERN_BIND_CUT: -EINVAL from the kernel, "
+	       "\"%s\"", tern_last_error());
+	ops[0] = (struct tern_bind_op){ .op = TERN_BIND_MAP, .bo = a, .va = r + 64 * KB,
+					.range = 4 * KB };
+	ops[1] = (struct tern_bind_op){ .op = TERN_BIND_UNMAP, .va = r + 60 * KB,
+					.range = 8 * KB };
+	ret = tern_vm_bind(dev, ops, 2, NULL, NULL);
+	tap_ok(ret == -EINVAL && strstr(tern_last_error(), "operation 1 (unmap of"),
+	       "a map and an unmap across A's end and that map, without it: -EINVAL, \"%s\"",
+	       tern_last_error());
+	st = state();
+	tap_ok(st.queued == st0.queued && st.mapped == st0.mapped,
+	       "neither queued a bind (queued %llu, %llu before) nor changed what is mapped",
+	       (unsigned long long)st.queued, (unsigned long long)st0.queued);
+	tern_cmdbuf_reset(cb);
+	tern_cmd_fill(cb, r + 12 * KB, 24 * KB, 0x5a5a5a5a);
+	ret = tern_submit(ctx, cb, NULL, 0, &fj);
+	ret = ret ? ret : tern_fence_wait(fj, 30 * SEC);
+	tap_ok(ret == 0 && wa[12 * KB / 4] == 0x5a5a5a5a && wa[24 * KB / 4] == 0x5a5a5a5a &&
+	       wa[(36 * KB - 4) / 4] == 0x5a5a5a5a && wa[36 * KB / 4] == 0,
+	       "A is whole in the view and in the device: a fill of 12-36 KiB, across the range "
+	       "the unmap named, is taken and lands in A: %s", ret ? tern_last_error() : "ok");
+	tern_fence_free(fj);
+	fj = NULL;
+	ret = write_wait(ctx, r + 64 * KB - 4, 0xc000);
+	tap_ok(ret == 0 && wa[(64 * KB - 4) / 4] == 0xc000,
+	       "and up to its last word: %s", ret ? tern_last_error() : "ok");
+	ret = write_job(ctx, r + 64 * KB, 1, NULL, NULL);
+	tap_ok(ret == -EFAULT, "the refused bind's map is not in the view (%s)", strerror(-ret));
+	for (i = 12 * KB / 4; i < 36 * KB / 4; i++)
+		wa[i] = 0;
+	wa[(64 * KB - 4) / 4] = 0;
+	ops[0] = (struct tern_bind_op){ .op = TERN_BIND_MAP, .flags = TERN_BIND_CUT, .bo = b,
+					.va = r + 128 * KB, .range = 4 * KB };
+	ret = tern_vm_bind(dev, ops, 1, NULL, &fx);
+	tap_ok(ret == -EINVAL && !fx && strstr(tern_last_error(), "flags 0x4 that a map"),
+	       "TERN_BIND_CUT on a map: -EINVAL before the ioctl, \"%s\"", tern_last_error());
+	ops[0].flags = TERN_BIND_CUT | TERN_BIND_REPLACE;
+	ops[0].va = r;
+	ret = tern_vm_bind(dev, ops, 1, NULL, &fx);
+	tap_ok(ret == -EINVAL && !fx && strstr(tern_last_error(), "flags 0x6 that a map"),
+	       "with TERN_BIND_REPLACE too: -EINVAL, \"%s\"", tern_last_error());
+
+	/* with it, a cut in the middle: two pieces */
+	st0 = state();
+	ret = cut1(r + 16 * KB, 16 * KB, NULL, NULL);
+	st = state();
+	tap_ok(ret == 0 && st.mapped == st0.mapped - 16 * KB,
+	       "unmap A's middle 16 KiB at 0x%llx with TERN_BIND_CUT: %s (%llu bytes mapped "
+	       "less)", (unsigned long long)(r + 16 * KB), ret ? tern_last_error() : "ok",
+	       (unsigned long long)(st0.mapped - st.mapped));
+	ret = write_wait(ctx, r + 4, 0xc001);
+	tap_ok(ret == 0 && wa[1] == 0xc001, "a job writes through the head piece into A at "
+	       "offset 4: %s (0x%x)", ret ? tern_last_error() : "ok", wa[1]);
+	ret = write_wait(ctx, r + 40 * KB + 8, 0xc002);
+	tap_ok(ret == 0 && wa[(40 * KB + 8) / 4] == 0xc002,
+	       "a job writes through the tail piece into A at offset 40 KiB + 8: %s (0x%x)",
+	       ret ? tern_last_error() : "ok", wa[(40 * KB + 8) / 4]);
+	ret = write_job(ctx, r + 20 * KB, 1, NULL, NULL);
+	tap_ok(ret == -EFAULT && strstr(tern_last_error(), "not inside one buffer"),
+	       "the library refuses a job in the hole: -EFAULT, \"%s\"", tern_last_error());
+	tern_cmdbuf_reset(cb);
+	tern_cmd_fill(cb, r + 12 * KB, 24 * KB, 7);
+	ret = tern_submit(ctx, cb, NULL, 0, NULL);
+	tap_ok(ret == -EFAULT, "and a fill across the hole, from the head to the tail: %s",
+	       strerror(-ret));
+
+	/* REPLACE over part of the tail, then over the empty hole */
+	ops[0] = (struct tern_bind_op){ .op = TERN_BIND_MAP, .flags = TERN_BIND_REPLACE, .bo = b,
+					.bo_offset = 8 * KB, .va = r + 40 * KB, .range = 8 * KB };
+	ret = tern_vm_bind(dev, ops, 1, NULL, NULL);
+	tap_ok(ret == 0, "a REPLACE map of B (offset 8 KiB) over 40-48 KiB of the tail: %s",
+	       ret ? tern_last_error() : "done");
+	ret = write_wait(ctx, r + 44 * KB + 4, 0xc003);
+	tap_ok(ret == 0 && wb[(12 * KB + 4) / 4] == 0xc003 && wa[(44 * KB + 4) / 4] == 0,
+	       "a write there lands in B at offset 12 KiB + 4, not in A: %s (0x%x, 0x%x)",
+	       ret ? tern_last_error() : "ok", wb[(12 * KB + 4) / 4], wa[(44 * KB + 4) / 4]);
+	ret = write_wait(ctx, r + 56 * KB, 0xc004);
+	ret = ret ? ret : write_wait(ctx, r + 36 * KB, 0xc005);
+	tap_ok(ret == 0 && wa[56 * KB / 4] == 0xc004 && wa[36 * KB / 4] == 0xc005,
+	       "the rest of the tail on both sides is still A, at its offsets: %s",
+	       ret ? tern_last_error() : "ok");
+	tern_cmdbuf_reset(cb);
+	tern_cmd_fill(cb, r + 36 * KB, 8 * KB, 7);
+	ret = tern_submit(ctx, cb, NULL, 0, NULL);
+	tap_ok(ret == -EFAULT, "a fill across A's piece and B's is refused: %s", strerror(-ret));
+	ops[0] = (struct tern_bind_op){ .op = TERN_BIND_MAP, .flags = TERN_BIND_REPLACE, .bo = b,
+					.va = r + 16 * KB, .range = 16 * KB };
+	ret = tern_vm_bind(dev, ops, 1, NULL, NULL);
+	ret = ret ? ret : write_wait(ctx, r + 20 * KB, 0xc006);
+	tap_ok(ret == 0 && wb[1024] == 0xc006, "a REPLACE map of B over the empty hole: a write "
+	       "at 20 KiB lands in B at 4 KiB: %s", ret ? tern_last_error() : "ok");
+	ops[0] = (struct tern_bind_op){ .op = TERN_BIND_MAP, .bo = a, .va = r + 16 * KB,
+					.range = 4 * KB };
+	ret = tern_vm_bind(dev, ops, 1, NULL, NULL);
+	tap_ok(ret == -EEXIST && strstr(tern_last_error(), "operation 0 (map of"),
+	       "the same map of A there without REPLACE: -EEXIST, \"%s\"", tern_last_error());
+	ret = write_wait(ctx, r + 16 * KB + 8, 0xc007);
+	tap_ok(ret == 0 && wb[2] == 0xc007 && wa[16 * KB / 4 + 2] == 0,
+	       "and changes nothing: B is still there: %s", ret ? tern_last_error() : "ok");
+
+	/* an unmap of one piece waits for a job on another piece of the same buffer */
+	wg[3] = 0;
+	ret = gate_job(ctx2, tern_bo_va(gate) + 12, &fg);
+	tern_cmdbuf_reset(cb);
+	tern_cmd_write_imm(cb, r + 60 * KB, 0xc008);
+	ret = ret ? ret : tern_submit(ctx2, cb, NULL, 0, &fj);
+	ret = ret ? ret : bind1(TERN_BIND_UNMAP, NULL, 0, r, 16 * KB, NULL, &fu);
+	tap_ok(ret == 0, "a gated job writes through A's last piece, an unmap of A's first "
+	       "piece is queued: %s", ret ? tern_last_error() : "ok");
+	ret = fu ? tern_fence_wait(fu, 300000000) : -1;
+	tap_ok(ret == -ETIME, "the unmap waits for the job, which uses A (%d)", ret);
+	wg[3] = 1;
+	ret = fu ? tern_fence_wait(fu, 30 * SEC) : -1;
+	tap_ok(ret == 0 && fj && tern_fence_wait(fj, 0) == 0 && wa[60 * KB / 4] == 0xc008,
+	       "the gate opens: the job wrote A at 60 KiB, then the unmap ran: %s",
+	       ret ? tern_last_error() : "ok");
+	ret = write_job(ctx, r + 4, 1, NULL, NULL);
+	tap_ok(ret == -EFAULT, "the first piece is gone from the view (%s)", strerror(-ret));
+	tern_fence_free(fg);
+	tern_fence_free(fj);
+	tern_fence_free(fu);
+
+	/*
+	 * A cut and a REPLACE behind a job that faults: they fail, and the
+	 * view is as before them.  Now: 16-32 KiB B, 32-40 A, 40-48 B, 48-64 A.
+	 */
+	st0 = state();
+	wg[4] = 0;
+	tern_cmdbuf_reset(cb);
+	tern_cmd_wait_mem(cb, tern_bo_va(gate) + 16, 1, 8000000);
+	tern_cmd_write_imm(cb, tern_bo_va(ro), 1);
+	ret = tern_submit(bad, cb, NULL, 0, &ff);
+	d = (struct tern_deps){ .fences = &ff, .fence_count = 1 };
+	ret = ret ? ret : cut1(r + 52 * KB, 4 * KB, &d, &fx);
+	ops[0] = (struct tern_bind_op){ .op = TERN_BIND_MAP, .flags = TERN_BIND_REPLACE, .bo = b,
+					.va = r, .range = 8 * KB };
+	ops[1] = (struct tern_bind_op){ .op = TERN_BIND_MAP, .flags = TERN_BIND_REPLACE, .bo = b,
+					.bo_offset = 16 * KB, .va = r + 32 * KB, .range = 4 * KB };
+	ret = ret ? ret : tern_vm_bind(dev, ops, 2, NULL, &fy);
+	tap_ok(ret == 0, "a cut of A's last piece behind a job that will fault, then two "
+	       "REPLACE maps: %s", ret ? tern_last_error() : "queued");
+	ret = write_job(ctx, r + 52 * KB, 1, NULL, NULL);
+	tap_ok(ret == -EFAULT, "while they wait, the cut range is out of the view (%s)",
+	       strerror(-ret));
+	wg[4] = 1;
+	ret = fx ? tern_fence_wait(fx, 30 * SEC) : -1;
+	tap_ok(ret == -EIO, "the cut fails with the job's error (%d)", ret);
+	ret = fy ? tern_fence_wait(fy, 30 * SEC) : -1;
+	tap_ok(ret == -ECANCELED, "the REPLACE maps behind it are cancelled (%d)", ret);
+	st = state();
+	tap_ok(st.mapped == st0.mapped && st.binds_failed == st0.binds_failed + 1 &&
+	       st.binds_cancelled == st0.binds_cancelled + 1,
+	       "tern_vm_state: 1 failed, 1 cancelled, as much mapped as before");
+	ret = write_wait(ctx, r + 52 * KB + 4, 0xc009);
+	tap_ok(ret == 0 && wa[(52 * KB + 4) / 4] == 0xc009,
+	       "the view has A's last piece whole again: a job writes A at 52 KiB + 4: %s",
+	       ret ? tern_last_error() : "ok");
+	ret = write_wait(ctx, r + 32 * KB + 4, 0xc00a);
+	tap_ok(ret == 0 && wa[(32 * KB + 4) / 4] == 0xc00a && wb[(16 * KB + 4) / 4] == 0,
+	       "and A, not B, at 32 KiB: %s", ret ? tern_last_error() : "ok");
+	ret = write_job(ctx, r + 4, 1, NULL, NULL);
+	tap_ok(ret == -EFAULT, "the cancelled REPLACE over the empty range is not in the view "
+	       "(%s)", strerror(-ret));
+	tern_fence_free(fx);
+	tern_fence_free(fy);
+	tern_fence_free(ff);
+
+	/* the pieces go with one unmap (TERN_BIND_CUT changes nothing), and the range */
+	ret = cut1(r, 64 * KB, NULL, NULL);
+	st = state();
+	tap_ok(ret == 0 && st.mapped == st0.mapped - 48 * KB &&
+	       tern_va_release(dev, r, 1 * MB) == 0,
+	       "one unmap with TERN_BIND_CUT of the range removes the four pieces, whole inside "
+	       "it, as one without it would; the range is released: %s",
+	       ret ? tern_last_error() : "ok");
+	tern_context_destroy(bad);
+	tern_bo_free(b);
+	tern_bo_free(a);
 }
 
 int main(void)
@@ -384,6 +634,8 @@ int main(void)
 	ret = bind1(TERN_BIND_UNMAP, NULL, 0, r3, PAGE, NULL, NULL);
 	tap_ok(ret == 0 && tern_va_release(dev, r3, 4 * MB) == 0,
 	       "unmapped, the range can be released");
+
+	check_cuts(ctx, ctx2, gate, wg, ro);
 
 	/* release the 1 MiB range */
 	st0 = state();

@@ -77,6 +77,12 @@ static inline int vm_unmap(int fd, uint64_t va, uint64_t range)
 	return vm_bind(fd, DRM_TERN_VM_BIND_OP_UNMAP, 0, 0, va, 0, range);
 }
 
+/* An unmap that cuts the mappings crossing the ends of its range (interface 1.5). */
+static inline int vm_unmap_cut(int fd, uint64_t va, uint64_t range)
+{
+	return vm_bind(fd, DRM_TERN_VM_BIND_OP_UNMAP, DRM_TERN_VM_BIND_CUT, 0, va, 0, range);
+}
+
 /* "ok" when ret is the expected errno (0 or negative), with both named. */
 static inline bool tap_errno(int ret, int want, const char *what)
 {

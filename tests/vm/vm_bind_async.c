@@ -25,8 +25,22 @@
  * - SYNC returns the bind's result; bad arguments fail at the ioctl with
  *   their errno and queue nothing (error_index names the operation, or is
  *   the count for an error of no operation; a larger entry with a non-zero
- *   tail is E2BIG); more than DRM_TERN_VM_BIND_QUEUE_MAX operations queued
- *   is EAGAIN;
+ *   tail is E2BIG; DRM_TERN_VM_BIND_REPLACE on an unmap, an unknown map
+ *   flag, or an unmap without DRM_TERN_VM_BIND_CUT that cuts the mapping
+ *   an operation before it made, is EINVAL); with DRM_TERN_VM_BIND_CUT
+ *   that unmap is taken (interface 1.5) and leaves the rest mapped; more
+ *   than DRM_TERN_VM_BIND_QUEUE_MAX operations queued is EAGAIN;
+ * - DRM_TERN_VM_BIND_CUT (interface 1.5), with existing mappings: a bind
+ *   whose unmap would cut one without the flag (its middle, its first
+ *   page, its last page and beyond) is EINVAL at the ioctl, error_index
+ *   naming that unmap, also after operations that were fine (a whole
+ *   unmap, a cut with the flag); the flag on a map, with or without
+ *   REPLACE, and with another flag on an unmap, is EINVAL; none of them
+ *   queues anything or changes the mappings: debugfs "vms" lists them
+ *   whole, and jobs write through their first words, the ranges the
+ *   unmaps named and their last words; an unmap with the flag of a range
+ *   that holds whole mappings only removes them as a plain unmap does, and
+ *   an asynchronous bind of cuts with the flag leaves what debugfs shows;
  * - closing the file cancels the binds still waiting (their sync_file says
  *   ECANCELED);
  * - four processes bind, submit and unbind asynchronously at once.
@@ -75,6 +89,14 @@ static struct drm_tern_vm_bind op_unmap(uint64_t va, uint64_t range)
 {
 	return (struct drm_tern_vm_bind){ .op = DRM_TERN_VM_BIND_OP_UNMAP,
 					  .va = va, .range = range };
+}
+
+/* An unmap that cuts the mappings crossing the ends of its range (interface 1.5). */
+static struct drm_tern_vm_bind op_cut(uint64_t va, uint64_t range)
+{
+	return (struct drm_tern_vm_bind){ .op = DRM_TERN_VM_BIND_OP_UNMAP,
+					  .flags = DRM_TERN_VM_BIND_CUT, .va = va,
+					  .range = range };
 }
 
 /* One operation after binary syncobj @in (0: none), signalling @out (0: none). */
@@ -543,10 +565,42 @@ static void check_bad_args(struct env *e)
 	ops[1] = op_unmap(VA + 64 * BO_SIZE, BO_SIZE);
 	err = bind_ops(e->fd, ops, 2, 0, NULL, 0, NULL, 0, &a);
 	tap_ok(err == -ENOENT && a.error_index == 1, "an unmap of nothing (%s)", strerror(-err));
+	ops[1] = op_unmap(VA + PAGE4K + 1, PAGE4K);
+	err = bind_ops(e->fd, ops, 2, 0, NULL, 0, NULL, 0, &a);
+	tap_ok(err == -EINVAL && a.error_index == 1,
+	       "a misaligned unmap in the first op's mapping (%s, index %u)", strerror(-err),
+	       a.error_index);
 	ops[1] = op_unmap(VA, PAGE4K);
 	err = bind_ops(e->fd, ops, 2, 0, NULL, 0, NULL, 0, &a);
 	tap_ok(err == -EINVAL && a.error_index == 1,
-	       "an unmap that cuts the first op's mapping (%s)", strerror(-err));
+	       "an unmap without DRM_TERN_VM_BIND_CUT that cuts the first op's mapping (%s, "
+	       "index %u)", strerror(-err), a.error_index);
+	ops[1] = op_unmap(VA + BO_SIZE - PAGE4K, 2 * PAGE4K);
+	err = bind_ops(e->fd, ops, 2, 0, NULL, 0, NULL, 0, &a);
+	tap_ok(err == -EINVAL && a.error_index == 1,
+	       "and one of its last page and the page after it (%s, index %u)", strerror(-err),
+	       a.error_index);
+	ops[1] = op_unmap(VA, PAGE4K);
+	ops[1].flags = DRM_TERN_VM_BIND_REPLACE;
+	err = bind_ops(e->fd, ops, 2, 0, NULL, 0, NULL, 0, &a);
+	tap_ok(err == -EINVAL && a.error_index == 1,
+	       "DRM_TERN_VM_BIND_REPLACE on an unmap (%s, index %u)", strerror(-err),
+	       a.error_index);
+	ops[1] = op_map(bo, VA + BO_SIZE, PAGE4K);
+	ops[1].flags = DRM_TERN_VM_BIND_CUT;
+	err = bind_ops(e->fd, ops, 2, 0, NULL, 0, NULL, 0, &a);
+	tap_ok(err == -EINVAL && a.error_index == 1,
+	       "DRM_TERN_VM_BIND_CUT on a map (%s, index %u)", strerror(-err), a.error_index);
+	ops[1].flags = 1u << 3;
+	err = bind_ops(e->fd, ops, 2, 0, NULL, 0, NULL, 0, &a);
+	tap_ok(err == -EINVAL && a.error_index == 1, "an unknown map flag, bit 3 (%s, index %u)",
+	       strerror(-err), a.error_index);
+	ops[1] = op_map(0xbad, VA, PAGE4K);
+	ops[1].flags = DRM_TERN_VM_BIND_REPLACE;
+	err = bind_ops(e->fd, ops, 2, 0, NULL, 0, NULL, 0, &a);
+	tap_ok(err == -ENOENT && a.error_index == 1,
+	       "a REPLACE map of no such BO over the first op's mapping (%s, index %u)",
+	       strerror(-err), a.error_index);
 	err = bind_ops(e->fd, ops, 1, 0, &s, 1, NULL, 0, &a);
 	tap_ok(err == -ENOENT && a.error_index == 1,
 	       "no such in-sync (%s, index %u: no operation's)", strerror(-err), a.error_index);
@@ -564,7 +618,166 @@ static void check_bad_args(struct env *e)
 	st.flags = 1;
 	err = ioctl(e->fd, DRM_IOCTL_TERN_VM_GET_STATE, &st) ? -errno : 0;
 	tap_errno(err, -EINVAL, "VM_GET_STATE with flags");
+
+	/* interface 1.5: with DRM_TERN_VM_BIND_CUT, that unmap is taken */
+	ops[1] = op_cut(VA, PAGE4K);
+	err = bind_ops(e->fd, ops, 2, DRM_TERN_VM_BIND_OPS_SYNC, NULL, 0, NULL, 0, &a);
+	tap_ok(!err && a.error_index == 2 && a.seqno == st0.queued + 1,
+	       "a map and an unmap with DRM_TERN_VM_BIND_CUT that cuts its first page, in one "
+	       "bind (%s, index %u)", strerror(-err), a.error_index);
+	err = vm_state(e->fd, &st);
+	tap_ok(!err && st.mapped == st0.mapped + BO_SIZE - PAGE4K,
+	       "what is left of the mapping stays mapped (%llu bytes mapped, %llu before)",
+	       (unsigned long long)st.mapped, (unsigned long long)st0.mapped);
+	tap_errno(vm_unmap(e->fd, VA, PAGE4K), -ENOENT, "the cut page is unmapped");
+	tap_errno(vm_unmap(e->fd, VA + PAGE4K, BO_SIZE - PAGE4K), 0, "and the rest unmaps");
 	bo_close(e->fd, bo);
+}
+
+#define MARK_VA		0x7e5c00000000ull	/* finds this file's VM in debugfs */
+#define MARK_SIZE	(3 * PAGE4K)
+
+/* debugfs "vms" lists exactly @want (see core_vm_layout()) in [lo, hi). */
+static bool layout_is(const char *what, uint64_t lo, uint64_t hi, const char *want)
+{
+	char got[1024];
+
+	if (!core_vm_layout(MARK_VA, MARK_SIZE, lo, hi, got, sizeof(got)))
+		return tap_ok(false, "%s: debugfs \"vms\" shows this file's address space", what);
+	return tap_ok(!strcmp(got, want), "%s: debugfs lists \"%s\" (want \"%s\")", what, got,
+		      want);
+}
+
+/*
+ * DRM_TERN_VM_BIND_CUT with mappings in place: a bind whose unmap would cut
+ * without it is refused and changes nothing, the flag where it does not
+ * belong too; with it, whole mappings go as with a plain unmap.
+ */
+static void check_cut_flag(struct env *e)
+{
+	const uint64_t va2 = VA + 2 * BO_SIZE, lo = VA - BO_SIZE, hi = VA + 4 * BO_SIZE;
+	const uint64_t offs[] = { 0, BO_SIZE / 2 + 8, BO_SIZE - 4 };
+	struct drm_tern_vm_bind ops[3];
+	struct drm_tern_vm_get_state st0, st;
+	struct drm_tern_vm_bind_ops a;
+	struct drm_tern_sync out;
+	volatile uint32_t *c;
+	uint32_t bo = new_bo(e->fd, &c), mark = 0, so = syncobj_new(e->fd);
+	char want[256], what[128];
+	unsigned int i;
+	int err;
+
+	ops[0] = op_map(bo, VA, BO_SIZE);
+	ops[1] = op_map(bo, va2, 4 * PAGE4K);
+	if (!tap_ok(bo && !bo_create(e->fd, MARK_SIZE, &mark) &&
+		    !vm_map(e->fd, mark, MARK_VA, 0, MARK_SIZE) &&
+		    !bind_ops(e->fd, ops, 2, DRM_TERN_VM_BIND_OPS_SYNC, NULL, 0, NULL, 0, NULL),
+		    "cut flag: a marker mapping; a BO mapped whole, and its first 4 pages after it"))
+		return;
+	snprintf(want, sizeof(want), "%llx-%llx rw @0; %llx-%llx rw @0", (unsigned long long)VA,
+		 (unsigned long long)(VA + BO_SIZE), (unsigned long long)va2,
+		 (unsigned long long)(va2 + 4 * PAGE4K));
+	layout_is("cut flag: before", lo, hi, want);
+	vm_state(e->fd, &st0);
+
+	/* without the flag, an unmap that would cut is refused, after fine operations too */
+	ops[0] = op_unmap(VA + 4 * PAGE4K, 2 * PAGE4K);
+	err = bind_ops(e->fd, ops, 1, 0, NULL, 0, NULL, 0, &a);
+	tap_ok(err == -EINVAL && a.error_index == 0 && !a.seqno,
+	       "an unmap of two pages in the middle of a mapping without DRM_TERN_VM_BIND_CUT "
+	       "(%s, index %u)", strerror(-err), a.error_index);
+	ops[0] = op_unmap(va2, 4 * PAGE4K);
+	ops[1] = op_unmap(VA, PAGE4K);
+	err = bind_ops(e->fd, ops, 2, 0, NULL, 0, NULL, 0, &a);
+	tap_ok(err == -EINVAL && a.error_index == 1 && !a.seqno,
+	       "an unmap of the second mapping whole, then one of the first's first page "
+	       "without it (%s, index %u)", strerror(-err), a.error_index);
+	ops[0] = op_cut(VA + 4 * PAGE4K, 2 * PAGE4K);
+	ops[1] = op_map(bo, VA + 4 * PAGE4K, 2 * PAGE4K);
+	ops[2] = op_unmap(va2 + 3 * PAGE4K, 2 * PAGE4K);
+	err = bind_ops(e->fd, ops, 3, 0, NULL, 0, NULL, 0, &a);
+	tap_ok(err == -EINVAL && a.error_index == 2 && !a.seqno,
+	       "a cut with the flag, a map into the hole, then an unmap of the second mapping's "
+	       "last page and the page after it without the flag (%s, index %u)",
+	       strerror(-err), a.error_index);
+	err = bind_ops(e->fd, ops, 3, DRM_TERN_VM_BIND_OPS_SYNC, NULL, 0, NULL, 0, &a);
+	tap_ok(err == -EINVAL && a.error_index == 2 && !a.seqno, "the same with SYNC (%s, "
+	       "index %u)", strerror(-err), a.error_index);
+
+	/* the flag where it does not belong */
+	ops[0] = op_map(bo, VA + 3 * BO_SIZE, PAGE4K);
+	ops[0].flags = DRM_TERN_VM_BIND_CUT;
+	err = bind_ops(e->fd, ops, 1, 0, NULL, 0, NULL, 0, &a);
+	tap_ok(err == -EINVAL && a.error_index == 0, "DRM_TERN_VM_BIND_CUT on a map at a free VA "
+	       "(%s, index %u)", strerror(-err), a.error_index);
+	ops[0] = op_map(bo, VA + 4 * PAGE4K, 2 * PAGE4K);
+	ops[0].flags = DRM_TERN_VM_BIND_CUT | DRM_TERN_VM_BIND_REPLACE;
+	err = bind_ops(e->fd, ops, 1, 0, NULL, 0, NULL, 0, &a);
+	tap_ok(err == -EINVAL && a.error_index == 0,
+	       "DRM_TERN_VM_BIND_CUT with REPLACE on a map over the middle of a mapping (%s, "
+	       "index %u)", strerror(-err), a.error_index);
+	ops[0] = op_cut(va2, 4 * PAGE4K);
+	ops[0].flags |= DRM_TERN_VM_BIND_READ_ONLY;
+	err = bind_ops(e->fd, ops, 1, 0, NULL, 0, NULL, 0, &a);
+	tap_ok(err == -EINVAL && a.error_index == 0,
+	       "DRM_TERN_VM_BIND_CUT with READ_ONLY on an unmap (%s, index %u)", strerror(-err),
+	       a.error_index);
+
+	/* nothing changed */
+	err = vm_state(e->fd, &st);
+	tap_ok(!err && st.queued == st0.queued && st.mapped == st0.mapped,
+	       "cut flag: none of them queued anything (%llu binds, %llu bytes mapped, %llu and "
+	       "%llu before)", (unsigned long long)st.queued, (unsigned long long)st.mapped,
+	       (unsigned long long)st0.queued, (unsigned long long)st0.mapped);
+	layout_is("cut flag: after the refused binds, both mappings are whole", lo, hi, want);
+	for (i = 0; i < sizeof(offs) / sizeof(offs[0]); i++) {
+		c[offs[i] / 4] = 0;
+		err = write_async(e->fd, e->ctx, bo, VA + offs[i], 0xc0de0000 + i, 0, so);
+		err = err ?: fence_result(e->fd, so);
+		snprintf(what, sizeof(what), "cut flag: a job writes through VA %#llx",
+			 (unsigned long long)(VA + offs[i]));
+		tap_ok(err == 1 && c[offs[i] / 4] == 0xc0de0000 + i,
+		       "%s into the BO at offset %#llx (%d, %#x there)", what,
+		       (unsigned long long)offs[i], err, c[offs[i] / 4]);
+	}
+	err = write_async(e->fd, e->ctx, bo, va2 + 4 * PAGE4K - 4, 0xc0de00ff, 0, so);
+	err = err ?: fence_result(e->fd, so);
+	tap_ok(err == 1 && c[(4 * PAGE4K - 4) / 4] == 0xc0de00ff,
+	       "cut flag: and through the second mapping's last word (%d)", err);
+
+	/* with the flag: whole mappings go as with a plain unmap; cuts, asynchronously */
+	ops[0] = op_cut(va2 - PAGE4K, 6 * PAGE4K);
+	err = bind_ops(e->fd, ops, 1, DRM_TERN_VM_BIND_OPS_SYNC, NULL, 0, NULL, 0, &a);
+	err = err ?: vm_state(e->fd, &st);
+	tap_ok(!err && st.mapped == st0.mapped - 4 * PAGE4K,
+	       "an unmap with DRM_TERN_VM_BIND_CUT of a range holding the second mapping whole "
+	       "and free pages removes it (%s, %llu bytes mapped)", strerror(-err),
+	       (unsigned long long)st.mapped);
+	snprintf(want, sizeof(want), "%llx-%llx rw @0", (unsigned long long)VA,
+		 (unsigned long long)(VA + BO_SIZE));
+	layout_is("cut flag: the first mapping is left, whole", lo, hi, want);
+	ops[0] = op_cut(VA + BO_SIZE - PAGE4K, 2 * PAGE4K);
+	ops[1] = op_cut(VA + 4 * PAGE4K, 2 * PAGE4K);
+	ops[2] = op_cut(VA, PAGE4K);
+	out = (struct drm_tern_sync){ .handle = so };
+	err = bind_ops(e->fd, ops, 3, 0, NULL, 0, &out, 1, &a);
+	err = err ?: fence_result(e->fd, so);
+	tap_ok(err == 1, "an asynchronous bind of three unmaps with the flag: the last page and "
+	       "the page after it, two pages in the middle, the first page (%d)", err);
+	snprintf(want, sizeof(want), "%llx-%llx rw @1000; %llx-%llx rw @6000",
+		 (unsigned long long)(VA + PAGE4K), (unsigned long long)(VA + 4 * PAGE4K),
+		 (unsigned long long)(VA + 6 * PAGE4K),
+		 (unsigned long long)(VA + BO_SIZE - PAGE4K));
+	layout_is("cut flag: two pieces are left, at their offsets", lo, hi, want);
+	ops[0] = op_unmap(VA, BO_SIZE);
+	err = bind_ops(e->fd, ops, 1, DRM_TERN_VM_BIND_OPS_SYNC, NULL, 0, NULL, 0, &a);
+	tap_errno(err, 0, "an unmap without the flag of the whole range removes both pieces");
+	layout_is("cut flag: nothing left", lo, hi, "none");
+	vm_unmap(e->fd, MARK_VA, MARK_SIZE);
+	bo_close(e->fd, mark);
+	bo_close(e->fd, bo);
+	munmap((void *)c, BO_SIZE);
+	drmSyncobjDestroy(e->fd, so);
 }
 
 /* More than DRM_TERN_VM_BIND_QUEUE_MAX operations queued: EAGAIN. */
@@ -696,6 +909,7 @@ int main(void)
 	check_unmap_waits(&e);
 	check_errors(&e);
 	check_bad_args(&e);
+	check_cut_flag(&e);
 	check_queue_full(&e);
 	check_close();
 

@@ -11,7 +11,12 @@
  *   gives all of it back: the same binds succeed again.
  * - Mappings: each costs bookkeeping whatever its size; binds of one 4 KiB
  *   BO at a 4 KiB stride stop with ENOSPC after DRM_TERN_VM_MAX_MAPPINGS
- *   (they need few tables), and the unmap makes room again.
+ *   (they need few tables), and the unmap makes room again.  At the limit an
+ *   unmap with DRM_TERN_VM_BIND_CUT or a REPLACE map that cuts a mapping (at
+ *   one end or in two) and a
+ *   REPLACE of a whole mapping are ENOSPC and change nothing: the mapping
+ *   they remove counts until its memory is given back; an unmap of whole
+ *   mappings works, and a REPLACE below the limit (interface 1.5).
  * - Pinned BOs: a BO is counted once however often it is mapped, a BO
  *   larger than half of the memory is refused with ENOSPC before any of
  *   its pages is allocated, two BOs of more than a quarter each do not
@@ -151,6 +156,59 @@ static void table_budget(int fd)
 	bo_close(fd, h);
 }
 
+/*
+ * At DRM_TERN_VM_MAX_MAPPINGS (@n one-page mappings of @h from BASE): an
+ * unmap with DRM_TERN_VM_BIND_CUT or a REPLACE map that cuts a mapping
+ * leaves pieces that count at once, while the mapping it removes counts
+ * until its memory is given back, so it is ENOSPC and changes nothing; so
+ * is a REPLACE of a whole
+ * mapping; an unmap of whole mappings works (interface 1.5).  Leaves @n
+ * mappings in [BASE, BASE + (n + 2) pages).
+ */
+static void cuts_at_the_limit(int fd, uint32_t h, uint64_t n)
+{
+	const uint64_t m = BASE + (n - 3) * PAGE4K;	/* a 3-page mapping there */
+	uint32_t h3;
+	int ret;
+
+	if (bo_create(fd, 3 * PAGE4K, &h3)) {
+		tap_ok(false, "create a 12 KiB BO");
+		return;
+	}
+	tap_ok(vm_unmap(fd, m, 3 * PAGE4K) == 0 && vm_map(fd, h3, m, 0, 3 * PAGE4K) == 0 &&
+	       vm_map(fd, h, BASE + n * PAGE4K, 0, PAGE4K) == 0 &&
+	       vm_map(fd, h, BASE + (n + 1) * PAGE4K, 0, PAGE4K) == 0,
+	       "the last three mappings replaced by one of 3 pages, and two more: at the "
+	       "limit again");
+	tap_errno(vm_map(fd, h, BASE + (n + 2) * PAGE4K, 0, PAGE4K), -ENOSPC,
+		  "one more map is ENOSPC");
+	tap_errno(vm_unmap_cut(fd, m + PAGE4K, PAGE4K), -ENOSPC,
+		  "an unmap that cuts the 3-page mapping in two is ENOSPC at the limit");
+	tap_errno(vm_unmap_cut(fd, m + PAGE4K, PAGE4K), -ENOSPC,
+		  "and changed nothing: the same unmap is ENOSPC again (not ENOENT, not a "
+		  "success)");
+	tap_errno(vm_bind(fd, DRM_TERN_VM_BIND_OP_MAP, DRM_TERN_VM_BIND_REPLACE, h, m + PAGE4K, 0,
+			  PAGE4K), -ENOSPC,
+		  "a REPLACE map of its middle page (two more mappings) is ENOSPC too");
+	/* the header: removed mappings count until their memory is given back */
+	tap_errno(vm_bind(fd, DRM_TERN_VM_BIND_OP_MAP, DRM_TERN_VM_BIND_REPLACE, h3,
+			  BASE + 5 * PAGE4K, 0, PAGE4K), -ENOSPC,
+		  "a REPLACE map of a whole one-page mapping is ENOSPC at the limit");
+	tap_errno(vm_unmap_cut(fd, m, PAGE4K), -ENOSPC,
+		  "an unmap of the 3-page mapping's first page (a cut at one end) is ENOSPC "
+		  "at the limit");
+	ret = vm_unmap(fd, m, 3 * PAGE4K);
+	tap_errno(ret, 0, "an unmap of the whole 3-page mapping works at the limit");
+	if (!ret)
+		tap_errno(vm_bind(fd, DRM_TERN_VM_BIND_OP_MAP, DRM_TERN_VM_BIND_REPLACE, h3,
+				  BASE + 5 * PAGE4K, 0, PAGE4K), 0,
+			  "below the limit, a REPLACE map of a whole mapping works");
+	tap_errno(vm_map(fd, h, m, 0, PAGE4K), 0, "and a map then fits");
+	tap_errno(vm_map(fd, h, m + PAGE4K, 0, PAGE4K), -ENOSPC,
+		  "the limit again: the REPLACE did not add a mapping once it was reaped");
+	bo_close(fd, h3);
+}
+
 static void mapping_budget(int fd)
 {
 	const uint64_t want = DRM_TERN_VM_MAX_MAPPINGS;
@@ -174,7 +232,9 @@ static void mapping_budget(int fd)
 	       "binds of one 4 KiB BO at a 4 KiB stride end with ENOSPC after %llu (got %s after %llu, %.1f s, %ld MiB)",
 	       (unsigned long long)want, ret ? strerror(-ret) : "no error",
 	       (unsigned long long)n, now_s() - t0, (avail0 - avail1) / 1024);
-	tap_errno(vm_unmap(fd, BASE, n * PAGE4K), 0, "one unmap removes them");
+	if (n == want)
+		cuts_at_the_limit(fd, h, n);
+	tap_errno(vm_unmap(fd, BASE, (n + 2) * PAGE4K), 0, "one unmap removes them");
 	tap_errno(vm_map(fd, h, BASE, 0, PAGE4K), 0, "and binds work again");
 	tap_errno(vm_unmap(fd, BASE, PAGE4K), 0, "and unmap");
 	bo_close(fd, h);

@@ -8,12 +8,19 @@
  * space's state (DRM_IOCTL_TERN_VM_GET_STATE).
  *
  * tern_submit() finds the buffer behind each address range a command
- * buffer uses; for the mappings of binds it looks in dev->maps, the
+ * buffer uses; for the mappings of binds it looks in dev->view, the
  * library's view of them as the binds queued leave the address space,
- * which is also what the kernel checks binds against.  A bind is applied
- * to the view before its ioctl (and undone if the kernel refuses it), and
- * kept as a struct tern_bind_rec, with the changes it made, until it is
- * known to be done.
+ * which is also what the kernel checks binds against.  Each operation
+ * changes the view as the kernel changes the address space (interface
+ * 1.5): an unmap removes the mappings in its range; with TERN_BIND_CUT it
+ * also cuts a mapping that crosses an end of it, whose parts outside stay,
+ * as mappings of their own (a mapping cut in the middle becomes two);
+ * without it, an unmap that would cut changes nothing (the kernel refuses
+ * it with -EINVAL).  A map with TERN_BIND_REPLACE first removes what is in
+ * its range as an unmap with TERN_BIND_CUT does.  A bind is applied to the
+ * view before its ioctl (and undone if the kernel refuses it), and kept as
+ * a struct tern_bind_rec, with its operations and the changes they made,
+ * until it is known to be done.
  *
  * A bind one of whose in-fences failed does not run: the kernel fails it,
  * cancels the binds queued after it and undoes them all.  The library
@@ -24,8 +31,12 @@
  * moved since the last look is each bind done since asked for its
  * outcome, on a fence of its own (the caller's may be freed at any time).
  * The view then drops the binds that did not run: it takes back every bind
- * from the first of them on, the last first, and makes the others again,
- * in order.  A bind may be cancelled after the look that saw its
+ * from the first of them on, the last first, and runs the operations of
+ * the others again, in order, on what is left (the kernel checked and ran
+ * them against the address space without the failed binds: an unmap may
+ * now cut or remove other mappings than it did in the view).  That is
+ * done on a copy of the view, which replaces it only once every step
+ * succeeded.  A bind may be cancelled after the look that saw its
  * predecessor fail: the binds still queued then are suspects, asked for
  * their outcome once done.
  *
@@ -48,27 +59,16 @@
 _Static_assert((int)TERN_BIND_MAP == (int)DRM_TERN_VM_BIND_OP_MAP, "map");
 _Static_assert((int)TERN_BIND_UNMAP == (int)DRM_TERN_VM_BIND_OP_UNMAP, "unmap");
 _Static_assert(TERN_BIND_READ_ONLY == DRM_TERN_VM_BIND_READ_ONLY, "read-only");
+_Static_assert(TERN_BIND_REPLACE == DRM_TERN_VM_BIND_REPLACE, "replace");
+_Static_assert(TERN_BIND_CUT == DRM_TERN_VM_BIND_CUT, "cut");
 _Static_assert(TERN_BIND_MAX_OPS == DRM_TERN_VM_BIND_OPS_MAX, "operations per bind");
 
-/* The ioctls of this file came with interface 1.4. */
+/*
+ * The ioctls of this file came with interface 1.4, TERN_BIND_REPLACE and
+ * TERN_BIND_CUT with 1.5.
+ */
 #define TERN_BIND_INTERFACE	(1u << 16 | 4)
-
-/* One change of the view: @map added, or removed. */
-struct tern_bind_change {
-	bool added;
-	struct tern_vm_map map;
-};
-
-/* A bind queued and not known to be done. */
-struct tern_bind_rec {
-	struct tern_bind_rec *prev, *next;
-	uint64_t seqno;
-	struct tern_fence *fence;	/* the bind's, the library's own */
-	bool suspect;			/* may have been cancelled: ask it */
-	int status;			/* once done: 0 or its error */
-	struct tern_bind_change *changes;	/* in the order made */
-	size_t nchanges, cap;
-};
+#define TERN_CUT_INTERFACE	(1u << 16 | 5)
 
 static bool have_binds(const struct tern_device *dev, const char *what)
 {
@@ -151,143 +151,198 @@ int tern_va_reserve(struct tern_device *dev, uint64_t size, uint64_t align, uint
 
 /* ---- the view: the mappings of binds, sorted by VA ---- */
 
-/* Index of the first mapping whose VA is above @va.  dev->lock held. */
-static size_t map_upper(const struct tern_device *dev, uint64_t va)
+/* Index of the first mapping of @v whose VA is above @va. */
+static size_t view_upper(const struct tern_vm_view *v, uint64_t va)
 {
-	return tern_array_upper(dev->maps, dev->map_count, sizeof(dev->maps[0]), va);
+	return tern_array_upper(v->maps, v->count, sizeof(v->maps[0]), va);
+}
+
+/* Index of the first mapping of @v that ends above @va. */
+static size_t view_first_after(const struct tern_vm_view *v, uint64_t va)
+{
+	size_t i = view_upper(v, va);
+
+	if (i && va - v->maps[i - 1].va < v->maps[i - 1].range)
+		i--;
+	return i;
 }
 
 struct tern_bo *tern_vm_map_lookup_locked(struct tern_device *dev, uint64_t va, uint64_t size)
 {
-	size_t i = map_upper(dev, va);
+	size_t i = view_upper(&dev->view, va);
 	const struct tern_vm_map *m;
 
 	if (!i)
 		return NULL;
-	m = &dev->maps[i - 1];
+	m = &dev->view.maps[i - 1];
 	if (va - m->va >= m->range || size > m->range - (va - m->va))
 		return NULL;
 	return m->bo;
 }
 
-/* Room for @n more mappings.  dev->lock held. */
-static int map_room(struct tern_device *dev, size_t n)
+/* Room for @n more mappings in @v. */
+static int view_room(struct tern_vm_view *v, size_t n)
 {
-	return tern_array_room(&dev->maps, &dev->map_cap, dev->map_count + n,
-			       sizeof(dev->maps[0]));
+	return tern_array_room(&v->maps, &v->cap, v->count + n, sizeof(v->maps[0]));
 }
 
-/* Add @m, with room for it.  dev->lock held. */
-static void map_insert(struct tern_device *dev, const struct tern_vm_map *m)
+/* Add @m, with room for it, over no other mapping. */
+static void view_insert(struct tern_vm_view *v, const struct tern_vm_map *m)
 {
-	size_t i = map_upper(dev, m->va);
+	size_t i = view_upper(v, m->va);
 
-	memmove(&dev->maps[i + 1], &dev->maps[i], (dev->map_count - i) * sizeof(dev->maps[0]));
-	dev->maps[i] = *m;
-	dev->map_count++;
+	memmove(&v->maps[i + 1], &v->maps[i], (v->count - i) * sizeof(v->maps[0]));
+	v->maps[i] = *m;
+	v->count++;
 }
 
-static void map_remove_at(struct tern_device *dev, size_t i)
+static void view_remove_at(struct tern_vm_view *v, size_t i)
 {
-	memmove(&dev->maps[i], &dev->maps[i + 1],
-		(dev->map_count - i - 1) * sizeof(dev->maps[0]));
-	dev->map_count--;
+	memmove(&v->maps[i], &v->maps[i + 1], (v->count - i - 1) * sizeof(v->maps[0]));
+	v->count--;
 }
 
-/* Remove the mapping equal to @m: true, or false if there is none.  dev->lock held. */
-static bool map_remove(struct tern_device *dev, const struct tern_vm_map *m)
+/* Remove the mapping equal to @m: true, or false if there is none. */
+static bool view_remove(struct tern_vm_view *v, const struct tern_vm_map *m)
 {
-	size_t i = map_upper(dev, m->va);
+	size_t i = view_upper(v, m->va);
+	const struct tern_vm_map *o;
 
-	for (; i > 0 && dev->maps[i - 1].va == m->va; i--) {
-		const struct tern_vm_map *o = &dev->maps[i - 1];
+	if (!i)
+		return false;
+	o = &v->maps[i - 1];
+	if (o->va != m->va || o->range != m->range || o->bo != m->bo ||
+	    o->bo_offset != m->bo_offset)
+		return false;
+	view_remove_at(v, i - 1);
+	return true;
+}
 
-		if (o->range == m->range && o->bo == m->bo) {
-			map_remove_at(dev, i - 1);
-			return true;
+/* Room for @n more changes in @ch. */
+static int changes_room(struct tern_bind_changes *ch, size_t n)
+{
+	return tern_array_room(&ch->c, &ch->cap, ch->n + n, sizeof(ch->c[0]));
+}
+
+static void change(struct tern_bind_changes *ch, bool added, const struct tern_vm_map *m)
+{
+	ch->c[ch->n++] = (struct tern_bind_change){ added, *m };
+}
+
+int tern_vm_view_apply(struct tern_vm_view *v, const struct tern_bind_op *op,
+		       struct tern_bind_changes *ch)
+{
+	const uint64_t va = op->va, end = op->va + op->range;
+	size_t first = view_first_after(v, va), n = 0, adds, i;
+	struct tern_vm_map head = { 0 }, tail = { 0 };
+	bool has_head = false, has_tail = false;
+
+	/* the mappings it meets: the first may start before, the last end after */
+	while (first + n < v->count && v->maps[first + n].va < end)
+		n++;
+	if (n) {
+		const struct tern_vm_map *f = &v->maps[first], *l = &v->maps[first + n - 1];
+
+		has_head = f->va < va;
+		if (has_head) {
+			head = *f;
+			head.range = va - f->va;
+		}
+		has_tail = l->range > end - l->va;
+		if (has_tail) {
+			tail = *l;
+			tail.va = end;
+			tail.range = l->range - (end - l->va);
+			tail.bo_offset = l->bo_offset + (end - l->va);
 		}
 	}
-	return false;
-}
-
-/* Room for @n more changes in @rec. */
-static int rec_room(struct tern_bind_rec *rec, size_t n)
-{
-	return tern_array_room(&rec->changes, &rec->cap, rec->nchanges + n,
-			       sizeof(rec->changes[0]));
-}
-
-/*
- * Apply @op to the view, recording what changed into @rec: a map adds its
- * mapping, an unmap removes the mappings inside its range (the kernel
- * refuses one that cuts a mapping: the bind is then taken back).  0 or
- * -ENOMEM, with nothing of @op applied.  dev->lock held.
- */
-static int apply_op(struct tern_device *dev, const struct tern_bind_op *op,
-		    struct tern_bind_rec *rec)
-{
-	uint64_t end = op->va + op->range;
-	size_t i, first, n = 0;
-
-	if (op->op == TERN_BIND_MAP) {
-		struct tern_vm_map m = { .va = op->va, .range = op->range, .bo = op->bo };
-
-		if (map_room(dev, 1) || rec_room(rec, 1))
-			return -ENOMEM;
-		map_insert(dev, &m);
-		rec->changes[rec->nchanges++] = (struct tern_bind_change){ true, m };
+	/*
+	 * Without TERN_BIND_CUT an unmap removes whole mappings: the kernel
+	 * refuses one that would cut (-EINVAL), and nothing changes.
+	 */
+	if ((has_head || has_tail) && op->op == TERN_BIND_UNMAP && !(op->flags & TERN_BIND_CUT))
 		return 0;
-	}
-	first = map_upper(dev, op->va - 1);
-	for (i = first; i < dev->map_count && dev->maps[i].va < end; i++)
-		n += dev->maps[i].range <= end - dev->maps[i].va;
-	if (rec_room(rec, n))
+	adds = has_head + has_tail + (op->op == TERN_BIND_MAP);
+	if (view_room(v, adds) || changes_room(ch, n + adds))
 		return -ENOMEM;
-	for (i = first; i < dev->map_count && dev->maps[i].va < end;) {
-		if (dev->maps[i].range > end - dev->maps[i].va) {
-			i++;
-			continue;
-		}
-		rec->changes[rec->nchanges++] = (struct tern_bind_change){ false, dev->maps[i] };
-		map_remove_at(dev, i);
+	for (i = 0; i < n; i++)
+		change(ch, false, &v->maps[first + i]);
+	memmove(&v->maps[first], &v->maps[first + n], (v->count - first - n) * sizeof(v->maps[0]));
+	v->count -= n;
+	if (has_head) {
+		view_insert(v, &head);
+		change(ch, true, &head);
+	}
+	if (has_tail) {
+		view_insert(v, &tail);
+		change(ch, true, &tail);
+	}
+	if (op->op == TERN_BIND_MAP) {
+		struct tern_vm_map m = { .va = va, .range = op->range, .bo = op->bo,
+					 .bo_offset = op->bo_offset };
+
+		view_insert(v, &m);
+		change(ch, true, &m);
 	}
 	return 0;
 }
 
-/* Take @rec's changes back, the last first.  Room for them.  dev->lock held. */
-static void rec_undo(struct tern_device *dev, struct tern_bind_rec *rec)
+void tern_vm_view_undo(struct tern_vm_view *v, const struct tern_bind_changes *ch)
 {
-	size_t i = rec->nchanges;
+	size_t i = ch->n;
 
+	/* each step restores a state the view had: the room is there */
 	while (i--) {
-		const struct tern_bind_change *c = &rec->changes[i];
+		const struct tern_bind_change *c = &ch->c[i];
 
 		if (c->added)
-			map_remove(dev, &c->map);
+			view_remove(v, &c->map);
 		else
-			map_insert(dev, &c->map);
+			view_insert(v, &c->map);
 	}
 }
 
-/*
- * Make @rec's changes again after the binds before it changed; a removal
- * of a mapping that is not there (it came from a bind that did not run)
- * did not happen: it is forgotten.  Room for them.  dev->lock held.
- */
-static void rec_redo(struct tern_device *dev, struct tern_bind_rec *rec)
+int tern_vm_rebuild_locked(struct tern_device *dev, struct tern_bind_rec *first_failed)
 {
-	size_t i, n = 0;
+	struct tern_vm_view v = { 0 };
+	struct tern_bind_changes *fresh;
+	struct tern_bind_rec *rec;
+	size_t nrec = 0, room = 0, k;
+	unsigned int i;
 
-	for (i = 0; i < rec->nchanges; i++) {
-		const struct tern_bind_change *c = &rec->changes[i];
-
-		if (c->added)
-			map_insert(dev, &c->map);
-		else if (!map_remove(dev, &c->map))
-			continue;
-		rec->changes[n++] = *c;
+	for (rec = first_failed; rec; rec = rec->next) {
+		nrec++;
+		room += rec->changes.n;
 	}
-	rec->nchanges = n;
+	fresh = calloc(nrec, sizeof(*fresh));
+	if (!fresh || tern_array_room(&v.maps, &v.cap, dev->view.count + room, sizeof(v.maps[0])))
+		goto nomem;
+	if (dev->view.count)
+		memcpy(v.maps, dev->view.maps, dev->view.count * sizeof(v.maps[0]));
+	v.count = dev->view.count;
+	/* back to before the first that did not run, then the others again */
+	for (rec = dev->binds_last; rec != first_failed->prev; rec = rec->prev)
+		tern_vm_view_undo(&v, &rec->changes);
+	for (rec = first_failed, k = 0; rec; rec = rec->next, k++)
+		for (i = 0; !rec->status && i < rec->nops; i++)
+			if (tern_vm_view_apply(&v, &rec->ops[i], &fresh[k]))
+				goto nomem;
+
+	free(dev->view.maps);
+	dev->view = v;
+	for (rec = first_failed, k = 0; rec; rec = rec->next, k++) {
+		free(rec->changes.c);
+		rec->changes = fresh[k];
+	}
+	free(fresh);
+	return 0;
+
+nomem:
+	for (k = 0; fresh && k < nrec; k++)
+		free(fresh[k].c);
+	free(fresh);
+	free(v.maps);
+	return -ENOMEM;
 }
 
 static void rec_free(struct tern_bind_rec *rec)
@@ -295,7 +350,8 @@ static void rec_free(struct tern_bind_rec *rec)
 	if (!rec)
 		return;
 	tern_fence_free(rec->fence);
-	free(rec->changes);
+	free(rec->ops);
+	free(rec->changes.c);
 	free(rec);
 }
 
@@ -308,13 +364,17 @@ void tern_vm_forget_bo_locked(struct tern_device *dev, const struct tern_bo *bo)
 	 * The mapping stays in the address space, in the view too (its range
 	 * is in use), but jobs no longer find a buffer there.
 	 */
-	for (i = 0; i < dev->map_count; i++)
-		if (dev->maps[i].bo == bo)
-			dev->maps[i].bo = NULL;
-	for (rec = dev->binds; rec; rec = rec->next)
-		for (i = 0; i < rec->nchanges; i++)
-			if (rec->changes[i].map.bo == bo)
-				rec->changes[i].map.bo = NULL;
+	for (i = 0; i < dev->view.count; i++)
+		if (dev->view.maps[i].bo == bo)
+			dev->view.maps[i].bo = NULL;
+	for (rec = dev->binds; rec; rec = rec->next) {
+		for (i = 0; i < rec->changes.n; i++)
+			if (rec->changes.c[i].map.bo == bo)
+				rec->changes.c[i].map.bo = NULL;
+		for (i = 0; i < rec->nops; i++)
+			if (rec->ops[i].bo == bo)
+				rec->ops[i].bo = NULL;
+	}
 }
 
 /* ---- what the kernel did with the binds ---- */
@@ -341,7 +401,6 @@ static int reconcile(struct tern_device *dev, bool exact,
 	struct drm_tern_vm_get_state st;
 	struct tern_bind_rec *rec, *first_failed = NULL, *done, *done_end;
 	uint64_t faults, signalled = 0;
-	size_t room = 0;
 	bool clean;
 	int ret;
 
@@ -381,22 +440,12 @@ static int reconcile(struct tern_device *dev, bool exact,
 	done_end = rec;
 
 	pthread_mutex_lock(&dev->lock);
-	if (first_failed) {
-		for (rec = first_failed; rec; rec = rec->next)
-			room += rec->nchanges;
-		if (map_room(dev, room)) {
-			/* ask them all again next time */
-			for (rec = dev->binds; rec; rec = rec->next)
-				rec->suspect = true;
-			pthread_mutex_unlock(&dev->lock);
-			return tern_seterr(-ENOMEM, "bind: out of memory");
-		}
-		/* back to before the first that did not run, then the others again */
-		for (rec = dev->binds_last; rec != first_failed->prev; rec = rec->prev)
-			rec_undo(dev, rec);
-		for (rec = first_failed; rec; rec = rec->next)
-			if (!rec->status)
-				rec_redo(dev, rec);
+	if (first_failed && tern_vm_rebuild_locked(dev, first_failed)) {
+		/* ask them all again next time */
+		for (rec = dev->binds; rec; rec = rec->next)
+			rec->suspect = true;
+		pthread_mutex_unlock(&dev->lock);
+		return tern_seterr(-ENOMEM, "bind: out of memory");
 	}
 	if (!clean)
 		for (rec = done_end; rec; rec = rec->next)
@@ -424,7 +473,13 @@ static int reconcile(struct tern_device *dev, bool exact,
 
 /* ---- binds ---- */
 
-static const char *const op_names[] = { "map", "unmap" };
+/* What @op is, for messages; its op is known. */
+static const char *op_name(const struct tern_bind_op *op)
+{
+	if (op->op == TERN_BIND_UNMAP)
+		return op->flags & TERN_BIND_CUT ? "cutting unmap" : "unmap";
+	return op->flags & TERN_BIND_REPLACE ? "replacing map" : "map";
+}
 
 /* Check @ops as far as the library can.  dev->lock held (the reservations). */
 static int check_ops(struct tern_device *dev, const struct tern_bind_op *ops,
@@ -445,10 +500,17 @@ static int check_ops(struct tern_device *dev, const struct tern_bind_op *ops,
 		if (op->op != TERN_BIND_MAP && op->op != TERN_BIND_UNMAP)
 			return tern_seterr(-EINVAL, "bind: operation %u: unknown op %u "
 					   "(TERN_BIND_MAP or TERN_BIND_UNMAP)", i, op->op);
-		if (op->flags & ~(map ? TERN_BIND_READ_ONLY : 0))
+		if (op->flags & ~(map ? TERN_BIND_READ_ONLY | TERN_BIND_REPLACE : TERN_BIND_CUT))
 			return tern_seterr(-EINVAL, "bind: operation %u: flags 0x%x that %s "
 					   "does not take", i, op->flags,
 					   map ? "a map" : "an unmap");
+		if ((op->flags & (TERN_BIND_REPLACE | TERN_BIND_CUT)) &&
+		    dev->info.driver_version < TERN_CUT_INTERFACE)
+			return tern_seterr(-EOPNOTSUPP, "bind: operation %u: %s needs driver "
+					   "interface 1.5 (this one is %u.%u)", i,
+					   map ? "TERN_BIND_REPLACE" : "TERN_BIND_CUT",
+					   dev->info.driver_version >> 16,
+					   dev->info.driver_version & 0xffff);
 		if (map && !op->bo)
 			return tern_seterr(-EINVAL, "bind: operation %u: a map without a buffer",
 					   i);
@@ -475,7 +537,7 @@ static int check_ops(struct tern_device *dev, const struct tern_bind_op *ops,
 		if (!rsv_find(dev, op->va, op->range))
 			return tern_seterr(-ERANGE, "bind: operation %u (%s of 0x%llx..0x%llx): "
 					   "not inside one range of tern_va_reserve()", i,
-					   op_names[op->op], (unsigned long long)op->va,
+					   op_name(op), (unsigned long long)op->va,
 					   (unsigned long long)(op->va + op->range - 1));
 	}
 	return 0;
@@ -499,8 +561,12 @@ static int bind_refused(const struct tern_bind_op *ops, unsigned int count,
 		if (args->error_index >= count)
 			break;
 		op = &ops[args->error_index];
+		/* the library checked the rest of what the kernel refuses so */
+		if (err == -EINVAL && op->op == TERN_BIND_UNMAP && !(op->flags & TERN_BIND_CUT))
+			msg = "a mapping crosses an end of the range: an unmap that cuts it "
+			      "needs TERN_BIND_CUT (driver interface 1.5)";
 		return tern_seterr(err, "bind: operation %u (%s of 0x%llx..0x%llx): %s",
-				   args->error_index, op_names[op->op],
+				   args->error_index, op_name(op),
 				   (unsigned long long)op->va,
 				   (unsigned long long)(op->va + op->range - 1), msg);
 	}
@@ -538,10 +604,15 @@ static int bind_prepare(struct tern_device *dev, const struct tern_bind_op *ops,
 		return ret;
 	p->ops = calloc(count, sizeof(*p->ops));
 	p->rec = calloc(1, sizeof(*p->rec));
-	if (!p->ops || !p->rec) {
+	if (p->rec)
+		p->rec->ops = calloc(count, sizeof(*p->rec->ops));
+	if (!p->ops || !p->rec || !p->rec->ops) {
 		ret = tern_seterr(-ENOMEM, "bind: out of memory");
 		goto err;
 	}
+	/* to run them again on the view if a bind before fails */
+	memcpy(p->rec->ops, ops, count * sizeof(*ops));
+	p->rec->nops = count;
 	ret = tern_fence_new(dev, "bind", &p->rec->fence);
 	if (!ret)
 		ret = tern_fence_new(dev, "bind", &p->fence);
@@ -587,9 +658,10 @@ static int bind_queue(struct tern_device *dev, const struct tern_bind_op *ops,
 
 	pthread_mutex_lock(&dev->lock);
 	for (i = 0; i < count && !ret; i++)
-		ret = apply_op(dev, &ops[i], rec);
+		ret = tern_vm_view_apply(&dev->view, &ops[i], &rec->changes);
 	if (ret) {
-		rec_undo(dev, rec);
+		tern_vm_view_undo(&dev->view, &rec->changes);
+		rec->changes.n = 0;
 		pthread_mutex_unlock(&dev->lock);
 		return tern_seterr(ret, "bind: out of memory");
 	}
@@ -603,7 +675,8 @@ static int bind_queue(struct tern_device *dev, const struct tern_bind_op *ops,
 
 	pthread_mutex_lock(&dev->lock);
 	if (ret) {
-		rec_undo(dev, rec);
+		tern_vm_view_undo(&dev->view, &rec->changes);
+		rec->changes.n = 0;
 	} else {
 		rec->seqno = p->args.seqno;
 		rec->fence->seqno = (uint32_t)p->args.seqno;
@@ -679,13 +752,20 @@ static bool range_pending(const struct tern_device *dev, uint64_t va, uint64_t s
 	const struct tern_bind_rec *rec;
 	size_t i;
 
-	for (rec = dev->binds; rec; rec = rec->next)
-		for (i = 0; i < rec->nchanges; i++) {
-			const struct tern_vm_map *m = &rec->changes[i].map;
+	for (rec = dev->binds; rec; rec = rec->next) {
+		for (i = 0; i < rec->changes.n; i++) {
+			const struct tern_vm_map *m = &rec->changes.c[i].map;
 
 			if (m->va < va + size && va < m->va + m->range)
 				return true;
 		}
+		for (i = 0; i < rec->nops; i++) {
+			const struct tern_bind_op *op = &rec->ops[i];
+
+			if (op->va < va + size && va < op->va + op->range)
+				return true;
+		}
+	}
 	return false;
 }
 
@@ -707,13 +787,14 @@ int tern_va_release(struct tern_device *dev, uint64_t va, uint64_t size)
 				  "range tern_va_reserve() gave", (unsigned long long)va,
 				  (unsigned long long)size);
 	} else {
-		i = map_upper(dev, va + size - 1);
-		if (i && dev->maps[i - 1].va + dev->maps[i - 1].range > va)
+		const struct tern_vm_map *m;
+
+		i = view_upper(&dev->view, va + size - 1);
+		m = i ? &dev->view.maps[i - 1] : NULL;
+		if (m && m->va + m->range > va)
 			ret = tern_seterr(-EBUSY, "releasing addresses: 0x%llx..0x%llx is still "
-					  "mapped: unmap it first",
-					  (unsigned long long)dev->maps[i - 1].va,
-					  (unsigned long long)(dev->maps[i - 1].va +
-							       dev->maps[i - 1].range - 1));
+					  "mapped: unmap it first", (unsigned long long)m->va,
+					  (unsigned long long)(m->va + m->range - 1));
 		else if (range_pending(dev, va, size))
 			ret = tern_seterr(-EBUSY, "releasing addresses: a bind of 0x%llx..0x%llx "
 					  "is not done yet: wait for its fence",
@@ -782,8 +863,8 @@ void tern_vm_fini(struct tern_device *dev)
 		rec_free(rec);
 	}
 	dev->binds = dev->binds_last = NULL;
-	free(dev->maps);
+	free(dev->view.maps);
 	free(dev->rsv);
-	dev->maps = NULL;
+	dev->view = (struct tern_vm_view){ 0 };
 	dev->rsv = NULL;
 }

@@ -76,7 +76,8 @@ static const struct errmsg bo_info_msgs[] = {
 
 static const struct errmsg vm_bind_msgs[] = {
 	{ EINVAL, "address, offset or size not page aligned, range outside the buffer, "
-		  "or an unmap that cuts a mapping" },
+		  "a flag the driver does not know, or an unmap that would cut a mapping "
+		  "without DRM_TERN_VM_BIND_CUT" },
 	{ ERANGE, "the address range is outside the device address space" },
 	{ EEXIST, "the address range is already mapped" },
 	{ ENOENT, "no such buffer handle, or nothing mapped in the range" },
@@ -142,7 +143,8 @@ static const struct errmsg fence_msgs[] = {
 
 static const struct errmsg vm_bind_ops_msgs[] = {
 	{ EINVAL, "an operation, flag or count was refused (op, alignment, a range outside "
-		  "its buffer, an unmap that cuts a mapping, too many syncs)" },
+		  "its buffer, an unmap that would cut a mapping without TERN_BIND_CUT, too "
+		  "many syncs)" },
 	{ ERANGE, "an operation's range is outside the device address space" },
 	{ E2BIG, "an operation has bytes the driver does not know (library newer than the "
 		 "driver?)" },
@@ -150,7 +152,8 @@ static const struct errmsg vm_bind_ops_msgs[] = {
 	{ ENOENT, "no such buffer or in-fence, nothing mapped in an unmap's range, or an "
 		  "in-fence timeline point that nothing was submitted for yet" },
 	{ ENOSPC, "the address space would map more than it may (bytes, mappings or page "
-		  "tables)" },
+		  "tables; the pieces of a cut count at once, the mappings removed until "
+		  "their jobs ended)" },
 	{ EAGAIN, "the address space already has DRM_TERN_VM_BIND_QUEUE_MAX operations "
 		  "queued: wait for a bind's fence and retry" },
 	{ EIO, "the address space takes no more changes: the device failed to make one" },

@@ -29,14 +29,48 @@ struct tern_va_rsv {
 	uint64_t size;			/* as reserved; a guard page follows */
 };
 
-/* A mapping of tern_vm_bind(), as the binds queued leave the address space. */
+/*
+ * A mapping of tern_vm_bind(), as the binds queued leave the address space.
+ * An unmap with TERN_BIND_CUT (or a TERN_BIND_REPLACE map) that cuts a
+ * mapping leaves its parts outside the range as mappings of their own,
+ * with their offsets.
+ */
 struct tern_vm_map {
 	uint64_t va;
 	uint64_t range;
 	struct tern_bo *bo;		/* NULL: its buffer was freed */
+	uint64_t bo_offset;		/* of @va in @bo */
 };
 
-struct tern_bind_rec;
+/* bind.c: mappings sorted by va, none overlapping another. */
+struct tern_vm_view {
+	struct tern_vm_map *maps;
+	size_t count, cap;
+};
+
+/* bind.c: one change of a view: @map added, or removed. */
+struct tern_bind_change {
+	bool added;
+	struct tern_vm_map map;
+};
+
+/* bind.c: the changes an operation or a bind made to a view, in order. */
+struct tern_bind_changes {
+	struct tern_bind_change *c;
+	size_t n, cap;
+};
+
+/* bind.c: a bind queued and not known to be done. */
+struct tern_bind_rec {
+	struct tern_bind_rec *prev, *next;
+	uint64_t seqno;
+	struct tern_fence *fence;	/* the bind's, the library's own */
+	bool suspect;			/* may have been cancelled: ask it */
+	int status;			/* once done: 0 or its error */
+	struct tern_bind_op *ops;	/* as asked (bo NULL once freed) */
+	unsigned int nops;
+	struct tern_bind_changes changes;	/* what it did to the view */
+};
 
 struct tern_device {
 	int fd;
@@ -56,8 +90,7 @@ struct tern_device {
 	pthread_mutex_t bind_lock;
 	struct tern_va_rsv *rsv;	/* tern_va_reserve()'s ranges, sorted */
 	size_t rsv_count, rsv_cap;
-	struct tern_vm_map *maps;	/* tern_vm_bind()'s mappings, sorted by va */
-	size_t map_count, map_cap;
+	struct tern_vm_view view;	/* tern_vm_bind()'s mappings */
 	struct tern_bind_rec *binds;	/* binds not known to be done, in order */
 	struct tern_bind_rec *binds_last;
 	uint64_t bind_faults_seen;	/* failed + cancelled at the last look */
@@ -168,6 +201,29 @@ struct tern_bo *tern_vm_map_lookup_locked(struct tern_device *dev, uint64_t va, 
 
 /* bind.c: @bo is being freed: forget its mappings.  dev->lock held. */
 void tern_vm_forget_bo_locked(struct tern_device *dev, const struct tern_bo *bo);
+
+/*
+ * bind.c: apply the operation @op to @view as the kernel does (a map, with
+ * TERN_BIND_REPLACE or not, first removes what is in its range, cutting
+ * the mappings that cross an end; an unmap removes the mappings in its
+ * range and, with TERN_BIND_CUT, cuts those that cross an end; without it,
+ * an unmap that would cut changes nothing, as the kernel refuses it),
+ * appending what changed to @ch.  0, or -ENOMEM with nothing changed.
+ */
+int tern_vm_view_apply(struct tern_vm_view *view, const struct tern_bind_op *op,
+		       struct tern_bind_changes *ch);
+
+/* bind.c: take the changes @ch made to @view back, the last first. */
+void tern_vm_view_undo(struct tern_vm_view *view, const struct tern_bind_changes *ch);
+
+/*
+ * bind.c: the kernel failed or cancelled binds from @first_failed on (a
+ * record of dev->binds; each done one has its status): take every bind
+ * from it on back from the view and make again, in order, those whose
+ * status is 0, as the kernel ran them.  0, or -ENOMEM with nothing changed.
+ * dev->lock held.
+ */
+int tern_vm_rebuild_locked(struct tern_device *dev, struct tern_bind_rec *first_failed);
 
 /* bind.c: free what tern_vm_bind() and tern_va_reserve() keep, at close. */
 void tern_vm_fini(struct tern_device *dev);

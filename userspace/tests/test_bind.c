@@ -5,8 +5,10 @@
  * test_bind: what tern_va_reserve(), tern_va_release() and tern_vm_bind()
  * decide before any ioctl: reserved ranges are aligned, disjoint and taken
  * from the allocator of tern_bo_alloc() (with a guard page), and come back
- * whole; binds with no operation, too many, an unknown op or flag, a map
- * without a buffer or with another device's, an unmap with a buffer,
+ * whole; binds with no operation, too many, an unknown op or flag
+ * (TERN_BIND_REPLACE on an unmap, TERN_BIND_CUT on a map, alone or with
+ * TERN_BIND_REPLACE; either flag with a driver older than interface 1.5:
+ * -EOPNOTSUPP), a map without a buffer or with another device's, an unmap with a buffer,
  * unaligned or empty ranges, a map beyond its buffer, a range outside the
  * reservations, a bad timeline point, or a driver without asynchronous
  * binds are refused with their errno and a message naming the operation.
@@ -51,7 +53,7 @@ int main(void)
 	uint64_t va1, va2, va3, bufva, free0;
 	int ret;
 
-	dev.info.driver_version = 1u << 16 | 4;
+	dev.info.driver_version = 1u << 16 | 5;
 	dev.info.va_bits = 48;
 	dev.info.max_syncs_per_submit = 64;
 	if (tern_va_init(&dev.va, TERN_LIB_VA_START, 1ull << 48) ||
@@ -101,12 +103,53 @@ int main(void)
 	ret = bind1(2, 0, NULL, 0, va1, PAGE);
 	ok(ret == -EINVAL && has("operation 0: unknown op 2"), "op 2: -EINVAL, \"%s\"",
 	   tern_last_error());
-	ret = bind1(TERN_BIND_MAP, 2, &bo, 0, va1, PAGE);
-	ok(ret == -EINVAL && has("flags 0x2"), "a map with flag 2: -EINVAL, \"%s\"",
+	ret = bind1(TERN_BIND_MAP, 8, &bo, 0, va1, PAGE);
+	ok(ret == -EINVAL && has("flags 0x8"), "a map with flag 8: -EINVAL, \"%s\"",
 	   tern_last_error());
+	ret = bind1(TERN_BIND_MAP, TERN_BIND_CUT, &bo, 0, va1, PAGE);
+	ok(ret == -EINVAL && has("flags 0x4") && has("a map"),
+	   "TERN_BIND_CUT on a map: -EINVAL, \"%s\"", tern_last_error());
+	ret = bind1(TERN_BIND_MAP, TERN_BIND_CUT | TERN_BIND_REPLACE, &bo, 0, va1, PAGE);
+	ok(ret == -EINVAL && has("flags 0x6") && has("a map"),
+	   "TERN_BIND_CUT with TERN_BIND_REPLACE on a map: -EINVAL, \"%s\"", tern_last_error());
+	ret = bind1(TERN_BIND_UNMAP, TERN_BIND_CUT | 8, NULL, 0, va1, PAGE);
+	ok(ret == -EINVAL && has("flags 0xc") && has("an unmap"),
+	   "an unmap with TERN_BIND_CUT and flag 8: -EINVAL, \"%s\"", tern_last_error());
 	ret = bind1(TERN_BIND_UNMAP, TERN_BIND_READ_ONLY, NULL, 0, va1, PAGE);
 	ok(ret == -EINVAL && has("an unmap"), "a read-only unmap: -EINVAL, \"%s\"",
 	   tern_last_error());
+	ret = bind1(TERN_BIND_UNMAP, TERN_BIND_REPLACE, NULL, 0, va1, PAGE);
+	ok(ret == -EINVAL && has("flags 0x2") && has("an unmap"),
+	   "TERN_BIND_REPLACE on an unmap: -EINVAL, \"%s\"", tern_last_error());
+	/* past the library's checks, a bind needs syncobjs: no file here */
+	ret = bind1(TERN_BIND_MAP, TERN_BIND_REPLACE | TERN_BIND_READ_ONLY, &bo, 0, va1, PAGE);
+	ok(ret != -EINVAL && ret != -EOPNOTSUPP && !has("flags"),
+	   "a read-only REPLACE map passes the library's checks with a 1.5 driver (%d, \"%s\")",
+	   ret, tern_last_error());
+	ret = bind1(TERN_BIND_UNMAP, TERN_BIND_CUT, NULL, 0, va1, PAGE);
+	ok(ret != -EINVAL && ret != -EOPNOTSUPP && !has("flags"),
+	   "so does an unmap with TERN_BIND_CUT (%d, \"%s\")", ret, tern_last_error());
+	dev.info.driver_version = 1u << 16 | 4;
+	ret = bind1(TERN_BIND_MAP, TERN_BIND_REPLACE, &bo, 0, va1, PAGE);
+	ok(ret == -EOPNOTSUPP && has("TERN_BIND_REPLACE") && has("interface 1.5"),
+	   "a REPLACE map with a 1.4 driver: -EOPNOTSUPP, \"%s\"", tern_last_error());
+	ret = bind1(TERN_BIND_UNMAP, TERN_BIND_CUT, NULL, 0, va1, PAGE);
+	ok(ret == -EOPNOTSUPP && has("operation 0: TERN_BIND_CUT") && has("interface 1.5") &&
+	   has("1.4"), "an unmap with TERN_BIND_CUT with a 1.4 driver: -EOPNOTSUPP, \"%s\"",
+	   tern_last_error());
+	ops[0] = (struct tern_bind_op){ .op = TERN_BIND_MAP, .bo = &bo, .va = va1, .range = PAGE };
+	ops[1] = (struct tern_bind_op){ .op = TERN_BIND_UNMAP, .flags = TERN_BIND_CUT, .va = va1,
+					.range = PAGE };
+	ret = tern_vm_bind(&dev, ops, 2, NULL, NULL);
+	ok(ret == -EOPNOTSUPP && has("operation 1: TERN_BIND_CUT"),
+	   "so is a bind whose second operation has it: \"%s\"", tern_last_error());
+	ret = bind1(TERN_BIND_MAP, TERN_BIND_READ_ONLY, &bo, 0, va1, PAGE);
+	ok(ret != -EINVAL && ret != -EOPNOTSUPP,
+	   "a map without them still passes the checks (%d)", ret);
+	ret = bind1(TERN_BIND_UNMAP, 0, NULL, 0, va1, PAGE);
+	ok(ret != -EINVAL && ret != -EOPNOTSUPP,
+	   "and an unmap without TERN_BIND_CUT (%d)", ret);
+	dev.info.driver_version = 1u << 16 | 5;
 	ret = bind1(TERN_BIND_MAP, 0, NULL, 0, va1, PAGE);
 	ok(ret == -EINVAL && has("without a buffer"), "a map without a buffer: -EINVAL, \"%s\"",
 	   tern_last_error());

@@ -1513,9 +1513,9 @@ static void tern_vm_put_in_fences(struct tern_vm_bind_args *a)
  * interruptibly and with nothing changed, for the in-syncs, for every job
  * of the file if it unmaps (or replaces), and for the binds queued before
  * it; then it is queued alone and waited for, not interruptibly: it waits
- * for nothing but
- * its own update.  Its garbage is reaped before it returns.  The caller
- * keeps its references on @a->bos.  The waits are outside drm_dev_enter()
+ * for nothing but its own update.  With @a->reap (DRM_IOCTL_TERN_VM_BIND)
+ * its garbage is reaped before it returns.  The caller keeps its
+ * references on @a->bos.  The waits are outside drm_dev_enter()
  * (unless the caller is in it): they may wait for fences that a PCI remove
  * ends.
  */

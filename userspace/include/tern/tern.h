@@ -46,7 +46,7 @@ extern "C" {
 #define TERN_API __attribute__((visibility("default")))
 
 /** Version of this library, major << 16 | minor. */
-#define TERN_LIB_VERSION	((1u << 16) | 3u)
+#define TERN_LIB_VERSION	((1u << 16) | 4u)
 
 struct tern_device;
 struct tern_context;
@@ -885,11 +885,42 @@ TERN_API int tern_va_release(struct tern_device *dev, uint64_t va, uint64_t size
 /** Operations of struct tern_bind_op. */
 enum tern_bind_opcode {
 	TERN_BIND_MAP = 0,		/* map a range of a buffer */
-	TERN_BIND_UNMAP = 1,		/* remove the mappings inside a range */
+	TERN_BIND_UNMAP = 1,		/* remove the mappings in a range */
 };
 
 /** Flags of struct tern_bind_op: a read-only map (device writes fault). */
 #define TERN_BIND_READ_ONLY	(1u << 0)
+
+/**
+ * TERN_BIND_REPLACE - flag of a map: replace what is mapped in its range
+ *
+ * The map first removes what is mapped in [@va, @va + @range), as an unmap
+ * of that range with TERN_BIND_CUT does (cutting the mappings that cross
+ * its ends: a map that replaces always cuts, it takes no TERN_BIND_CUT),
+ * then maps the buffer there, in one step: no job sees the range empty in
+ * between.  The range need not hold anything.  Like an unmap, it waits for
+ * the jobs whose packets use the buffers it removes.  Without it, a map
+ * over a mapping fails with -EEXIST.  Library version 1.4, driver
+ * interface 1.5 (an older driver: -EOPNOTSUPP); not for an unmap
+ * (-EINVAL).
+ */
+#define TERN_BIND_REPLACE	(1u << 1)
+
+/**
+ * TERN_BIND_CUT - flag of an unmap: cut the mappings that cross its ends
+ *
+ * Without it, an unmap removes whole mappings: every mapping that meets
+ * [@va, @va + @range) must lie inside it, else the kernel refuses the bind
+ * with -EINVAL and nothing changes (as drivers before interface 1.5 did
+ * with every such unmap: programs written for them may rely on it).  With
+ * it, a mapping that crosses an end of the range is cut there: its part
+ * outside stays mapped, as a mapping of its own (same buffer and offsets,
+ * same flags), so that a mapping cut in the middle becomes two; mappings
+ * inside the range go as without it.  Either way the range must hold at
+ * least one mapped page (-ENOENT).  Library version 1.4, driver interface
+ * 1.5 (an older driver: -EOPNOTSUPP); not for a map (-EINVAL).
+ */
+#define TERN_BIND_CUT		(1u << 2)
 
 /** Most operations of one tern_vm_bind(). */
 #define TERN_BIND_MAX_OPS	64
@@ -897,7 +928,8 @@ enum tern_bind_opcode {
 /**
  * struct tern_bind_op - one operation of a bind
  * @op: enum tern_bind_opcode
- * @flags: TERN_BIND_READ_ONLY or 0 for a map; 0 for an unmap
+ * @flags: for a map, TERN_BIND_READ_ONLY, TERN_BIND_REPLACE, both or 0;
+ *	for an unmap, TERN_BIND_CUT or 0
  * @bo: a map's buffer, of the same device; NULL for an unmap
  * @bo_offset: a map's offset in @bo of the first byte mapped; 0 for an unmap
  * @va: first address of the range
@@ -905,10 +937,13 @@ enum tern_bind_opcode {
  *
  * @va, @bo_offset and @range are multiples of the page size (4 KiB), and
  * [@va, @va + @range) lies inside one range of tern_va_reserve().  A map
- * needs the range free (as the binds queued before leave it) and
- * [@bo_offset, @bo_offset + @range) inside @bo.  An unmap removes every
- * mapping inside the range; at least one must be there, and none may
- * stick out of it.
+ * needs [@bo_offset, @bo_offset + @range) inside @bo, and the range free
+ * (as the binds queued before leave it) unless it has TERN_BIND_REPLACE.
+ * An unmap removes the mappings in the range, which must hold at least
+ * one mapped page.  Without TERN_BIND_CUT they must lie inside it: an
+ * unmap that would cut a mapping is refused (-EINVAL); with it, a mapping
+ * that crosses an end of the range is cut there and its part outside
+ * stays mapped (see TERN_BIND_CUT).
  */
 struct tern_bind_op {
 	uint32_t op;
@@ -945,28 +980,36 @@ struct tern_bind_op {
  *
  * The bind runs after the binds queued before it and once everything in
  * @deps signalled.  Jobs that use a mapping wait for the bind's fence (or
- * a point it signals).  An unmap waits for the jobs submitted before it
- * whose command buffers use the buffers it unmaps (the library lists them
- * for the kernel), not for the device's other jobs; a job submitted
- * after it may fault on the range once it ran.  If a fence the bind waits
+ * a point it signals).  An unmap, and a map with TERN_BIND_REPLACE, waits
+ * for the jobs submitted before it whose command buffers use the buffers
+ * it unmaps (the library lists them for the kernel), not for the device's
+ * other jobs; a job submitted after it may fault on the range once it
+ * ran.  If a fence the bind waits
  * for fails, the bind fails with its error and the binds queued after it
  * are cancelled; the address space is left as the binds before them made
  * it.  tern_vm_state() counts failures.
  *
  * Errors, found before the ioctl, nothing queued: -EINVAL @count 0 or
- * above TERN_BIND_MAX_OPS, an unknown op or flag, a map without a buffer
- * or with a buffer of another open device, an unmap with a buffer or an
- * offset, an address, offset or size not a multiple of the page size or
- * 0, a map beyond its buffer, or @deps as tern_submit_deps() refuses them;
+ * above TERN_BIND_MAX_OPS, an unknown op, a flag the operation does not
+ * take (TERN_BIND_CUT on a map, TERN_BIND_REPLACE on an unmap, ...), a map
+ * without a buffer or with a buffer of another open device, an unmap with
+ * a buffer or an offset, an address, offset or size not a multiple of the
+ * page size or 0, a map beyond its buffer, or @deps as tern_submit_deps()
+ * refuses them;
  * -ERANGE an operation's range is not inside one range of
  * tern_va_reserve(); -ENOENT a timeline point waited for has nothing
  * submitted to signal it yet; -EOPNOTSUPP the driver is older than
- * interface 1.4.  From the kernel, nothing queued, tern_last_error()
- * naming the operation: -EEXIST a map over a mapping; -ENOENT an unmap of
- * a range with nothing mapped; -EINVAL an unmap that cuts a mapping;
- * -ENOSPC the address space would map more than it may; -EAGAIN too many
- * operations queued (wait for a bind's fence and retry); -EIO the address
- * space takes no more changes; -ENODEV; -ENOMEM.
+ * interface 1.4, or TERN_BIND_REPLACE or TERN_BIND_CUT with one older than
+ * 1.5.  From the kernel, nothing queued, tern_last_error() naming the
+ * operation: -EEXIST a map over a mapping (without TERN_BIND_REPLACE);
+ * -ENOENT an unmap of a range with nothing mapped; -EINVAL an unmap that
+ * would cut a mapping, without TERN_BIND_CUT; -ENOSPC the address space
+ * would map more than it may: bytes, page tables, or mappings (the pieces
+ * an unmap with TERN_BIND_CUT or a TERN_BIND_REPLACE map leaves count at
+ * once, the mappings it removes until the jobs that may use them ended: at
+ * the limit such a bind fails, an unmap of whole mappings does not); -EAGAIN
+ * too many operations queued (wait for a bind's fence and retry); -EIO the
+ * address space takes no more changes; -ENODEV; -ENOMEM.
  */
 TERN_API int tern_vm_bind(struct tern_device *dev, const struct tern_bind_op *ops,
 			  unsigned int count, const struct tern_deps *deps,
