@@ -355,6 +355,19 @@ static void rec_free(struct tern_bind_rec *rec)
 	free(rec);
 }
 
+static void tern_bind_rec_forget_bo(struct tern_bind_rec *rec,
+				    const struct tern_bo *bo)
+{
+	size_t i;
+
+	for (i = 0; i < rec->changes.n; i++)
+		if (rec->changes.c[i].map.bo == bo)
+			rec->changes.c[i].map.bo = NULL;
+	for (i = 0; i < rec->nops; i++)
+		if (rec->ops[i].bo == bo)
+			rec->ops[i].bo = NULL;
+}
+
 void tern_vm_forget_bo_locked(struct tern_device *dev, const struct tern_bo *bo)
 {
 	struct tern_bind_rec *rec;
@@ -367,14 +380,10 @@ void tern_vm_forget_bo_locked(struct tern_device *dev, const struct tern_bo *bo)
 	for (i = 0; i < dev->view.count; i++)
 		if (dev->view.maps[i].bo == bo)
 			dev->view.maps[i].bo = NULL;
-	for (rec = dev->binds; rec; rec = rec->next) {
-		for (i = 0; i < rec->changes.n; i++)
-			if (rec->changes.c[i].map.bo == bo)
-				rec->changes.c[i].map.bo = NULL;
-		for (i = 0; i < rec->nops; i++)
-			if (rec->ops[i].bo == bo)
-				rec->ops[i].bo = NULL;
-	}
+	for (rec = dev->binds; rec; rec = rec->next)
+		tern_bind_rec_forget_bo(rec, bo);
+	if (dev->bind_inflight)
+		tern_bind_rec_forget_bo(dev->bind_inflight, bo);
 }
 
 /* ---- what the kernel did with the binds ---- */
@@ -544,7 +553,8 @@ static int check_ops(struct tern_device *dev, const struct tern_bind_op *ops,
 }
 
 /* The kernel refused the bind: say why, naming the operation it gave. */
-static int bind_refused(const struct tern_bind_op *ops, unsigned int count,
+static int bind_refused(const struct tern_device *dev,
+			const struct tern_bind_op *ops, unsigned int count,
 			const struct drm_tern_vm_bind_ops *args, int err)
 {
 	const char *msg = tern_ioctl_errmsg(TERN_IOC_VM_BIND_OPS, err);
@@ -562,7 +572,8 @@ static int bind_refused(const struct tern_bind_op *ops, unsigned int count,
 			break;
 		op = &ops[args->error_index];
 		/* the library checked the rest of what the kernel refuses so */
-		if (err == -EINVAL && op->op == TERN_BIND_UNMAP && !(op->flags & TERN_BIND_CUT))
+		if (err == -EINVAL && op->op == TERN_BIND_UNMAP && !(op->flags & TERN_BIND_CUT) &&
+		    dev->info.driver_version >= TERN_CUT_INTERFACE)
 			msg = "a mapping crosses an end of the range: an unmap that cuts it "
 			      "needs TERN_BIND_CUT (driver interface 1.5)";
 		return tern_seterr(err, "bind: operation %u (%s of 0x%llx..0x%llx): %s",
@@ -665,6 +676,12 @@ static int bind_queue(struct tern_device *dev, const struct tern_bind_op *ops,
 		pthread_mutex_unlock(&dev->lock);
 		return tern_seterr(ret, "bind: out of memory");
 	}
+	/*
+	 * A buffer freed while the ioctl runs must leave this record too: it
+	 * may put the buffer's mapping back into the view, now (the ioctl
+	 * fails) or when the bind fails later.
+	 */
+	dev->bind_inflight = rec;
 	pthread_mutex_unlock(&dev->lock);
 
 	/* not drmIoctl(), which would spin on -EAGAIN */
@@ -674,6 +691,7 @@ static int bind_queue(struct tern_device *dev, const struct tern_bind_op *ops,
 	ret = ret ? -errno : 0;
 
 	pthread_mutex_lock(&dev->lock);
+	dev->bind_inflight = NULL;
 	if (ret) {
 		tern_vm_view_undo(&dev->view, &rec->changes);
 		rec->changes.n = 0;
@@ -689,7 +707,7 @@ static int bind_queue(struct tern_device *dev, const struct tern_bind_op *ops,
 		p->rec = NULL;
 	}
 	pthread_mutex_unlock(&dev->lock);
-	return ret ? bind_refused(ops, count, &p->args, ret) : 0;
+	return ret ? bind_refused(dev, ops, count, &p->args, ret) : 0;
 }
 
 int tern_vm_bind(struct tern_device *dev, const struct tern_bind_op *ops, unsigned int count,

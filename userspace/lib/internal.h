@@ -93,6 +93,8 @@ struct tern_device {
 	struct tern_vm_view view;	/* tern_vm_bind()'s mappings */
 	struct tern_bind_rec *binds;	/* binds not known to be done, in order */
 	struct tern_bind_rec *binds_last;
+	/* the bind whose ioctl runs (dev->bind_lock): tern_bo_free() sees it */
+	struct tern_bind_rec *bind_inflight;
 	uint64_t bind_faults_seen;	/* failed + cancelled at the last look */
 };
 

@@ -116,7 +116,7 @@ struct tern_vm_update {
 /**
  * struct tern_vm_op - one operation of a bind
  * @op: enum drm_tern_vm_bind_op
- * @flags: a map's DRM_TERN_VM_BIND_* flags
+ * @flags: its DRM_TERN_VM_BIND_* flags
  * @va: first VA
  * @range: bytes
  * @bo_offset: a map's offset in its BO

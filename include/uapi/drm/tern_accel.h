@@ -1084,9 +1084,9 @@ enum drm_tern_vm_bind_op {
  * translates each page to the old or to the new mapping, never to none
  * (if a page was mapped before).  Like an unmap, it waits for the jobs
  * that can reach what it removes (DRM_IOCTL_TERN_VM_BIND and
- * %DRM_TERN_VM_BIND_OPS_SYNC: for every job of the file), and the device
- * TLBs are invalidated before its bind's fence signals.  The range need
- * not hold anything.
+ * %DRM_TERN_VM_BIND_OPS_SYNC: for every job of the file), and if it
+ * removed something the device TLBs are invalidated before its bind's
+ * fence signals.  The range need not hold anything.
  */
 #define DRM_TERN_VM_BIND_REPLACE	(1u << 1)
 
