@@ -467,6 +467,45 @@ static void check_rebuild(void)
 	reset();
 }
 
+/*
+ * A buffer freed while a bind's ioctl runs (the bind in the view, its
+ * record not yet in the list): the record forgets the buffer too, so that
+ * the view put back when the ioctl fails holds no pointer to it.
+ */
+static void check_forget_inflight(void)
+{
+	struct tern_bind_op ops[1];
+	struct tern_bind_rec *rec;
+	size_t i;
+	bool clean = true;
+
+	ops[0] = op_map(0, 0, 0, 16, false);
+	queue(ops, 1);
+	rec = calloc(1, sizeof(*rec));
+	if (!rec || !(rec->ops = calloc(1, sizeof(*rec->ops))))
+		abort();
+	rec->ops[0] = op_map(0, 0, 0, 16, true);
+	rec->nops = 1;
+	if (tern_vm_view_apply(&dev.view, &rec->ops[0], &rec->changes))
+		abort();
+	dev.bind_inflight = rec;
+	tern_vm_forget_bo_locked(&dev, &bos[0]);
+	for (i = 0; i < rec->changes.n; i++)
+		clean &= rec->changes.c[i].map.bo != &bos[0];
+	ok(clean && !rec->ops[0].bo,
+	   "a buffer freed during the ioctl of a REPLACE over it: the bind in flight forgets it");
+	/* the ioctl failed: bind_queue() takes the bind back out of the view */
+	dev.bind_inflight = NULL;
+	tern_vm_view_undo(&dev.view, &rec->changes);
+	ok(dev.view.count == 1 && !dev.view.maps[0].bo,
+	   "taken back, the view has the range in use and no buffer there (%zu entries)",
+	   dev.view.count);
+	free(rec->ops);
+	free(rec->changes.c);
+	free(rec);
+	reset();
+}
+
 /* Random binds, random failures: the rebuilt view is what the kernel has. */
 static void check_rebuild_random(void)
 {
@@ -532,6 +571,7 @@ int main(void)
 	check_cases();
 	check_random();
 	check_rebuild();
+	check_forget_inflight();
 	check_rebuild_random();
 	tern_vm_fini(&dev);
 	pthread_mutex_destroy(&dev.lock);
