@@ -2063,6 +2063,90 @@ static void test_cost_model_and_time_scale(void)
     tern_shutdown(&t);
 }
 
+/* Run @c on slot 0 of engine @e; returns its RUN_NS (it must complete). */
+static uint64_t timed_run(Tern *t, unsigned e, Cmd *c, uint64_t root,
+                          uint32_t flags)
+{
+    Job j = job_of(t, c, root, 1);
+    uint64_t run;
+
+    j.flags = flags;
+    submit(t, e, 0, &j);
+    g_assert_cmpuint(wait_done(t, e, 0), ==, TERN_OUTCOME_COMPLETED);
+    run = slot_run_ns(t, e, 0);
+    ack(t, e, 0);
+    ew(t, e, TERN_ENG_IRQ_STATUS, ~0u);
+    return run;
+}
+
+/*
+ * Section 12: a chunk whose data is all in local memory costs a quarter;
+ * one that touches system memory, all of it.  At time-scale 2000 the
+ * modelled times dwarf the host's own work.
+ */
+static void test_cost_model_local_memory(void)
+{
+    const uint32_t size = 64 * 1024, scale = 2000;
+    const uint64_t sys_model = (100ull + size) * scale;
+    const uint64_t local_model = (100ull + size / 4) * scale;
+    uint64_t root, va_sys = VA_BASE, va_loc = VA_BASE + 0x1000000, off, run;
+    uint64_t sys;
+    Tern t;
+    Cmd c;
+
+    tern_boot(&t, "local-mem-size=16M,time-scale=2000");
+    root = as_new(&t);
+    sys = as_map_buf(&t, root, va_sys, 2 * size, true);
+    for (off = 0; off < 2 * size; off += PAGE) {
+        as_map(&t, root, va_loc + off, 0x100000 + off,
+               TERN_PTE_LOCAL | TERN_PTE_WRITABLE);
+    }
+
+    /* COPY within local memory: a quarter of the per-byte cost */
+    c_init(&c);
+    c_copy(&c, va_loc, va_loc + size, size);
+    run = timed_run(&t, 0, &c, root, 0);
+    g_assert_cmpuint(run, >=, local_model);
+    g_assert_cmpuint(run, <, sys_model * 3 / 4);
+    c_free(&c);
+
+    /* local to system: the chunk touches system memory, full cost */
+    c_init(&c);
+    c_copy(&c, va_loc, va_sys, size);
+    g_assert_cmpuint(timed_run(&t, 0, &c, root, 0), >=, sys_model);
+    c_free(&c);
+
+    /* GEMM 32 x 32 x 32, all three matrices local: 100 + 32768 / 4 */
+    c_init(&c);
+    c_gemm(&c, va_loc, va_loc + 0x1000, va_loc + 0x2000, 32, 32, 32);
+    run = timed_run(&t, 0, &c, root, 0);
+    g_assert_cmpuint(run, >=, (100ull + 32768 / 4) * scale);
+    g_assert_cmpuint(run, <, (100ull + 32768) * scale * 3 / 4);
+    c_free(&c);
+
+    /* the same GEMM writing its result to system memory: full cost */
+    c_init(&c);
+    c_gemm(&c, va_loc, va_loc + 0x1000, va_sys, 32, 32, 32);
+    g_assert_cmpuint(timed_run(&t, 0, &c, root, 0), >=,
+                     (100ull + 32768) * scale);
+    c_free(&c);
+
+    /* PHYS_COPY: local to local a quarter, system to local all of it */
+    c_init(&c);
+    c_phys_copy(&c, 0x200000, 0x200000 + size, size,
+                TERN_PHYS_COPY_SRC_LOCAL | TERN_PHYS_COPY_DST_LOCAL);
+    run = timed_run(&t, 2, &c, root, TERN_SLOT_FLAG_PRIVILEGED);
+    g_assert_cmpuint(run, >=, local_model);
+    g_assert_cmpuint(run, <, sys_model * 3 / 4);
+    c_free(&c);
+    c_init(&c);
+    c_phys_copy(&c, sys, 0x200000, size, TERN_PHYS_COPY_DST_LOCAL);
+    g_assert_cmpuint(timed_run(&t, 2, &c, root, TERN_SLOT_FLAG_PRIVILEGED),
+                     >=, sys_model);
+    c_free(&c);
+    tern_shutdown(&t);
+}
+
 static void test_engine_interrupt_mask(void)
 {
     uint64_t root;
@@ -2846,6 +2930,8 @@ int main(int argc, char **argv)
     qtest_add_func("/tern/progress-counter", test_progress_counter);
     qtest_add_func("/tern/cost-model-and-time-scale",
                    test_cost_model_and_time_scale);
+    qtest_add_func("/tern/cost-model/local-memory",
+                   test_cost_model_local_memory);
     qtest_add_func("/tern/interrupts/engine-mask",
                    test_engine_interrupt_mask);
     qtest_add_func("/tern/fault-injection", test_fault_injection);

@@ -139,6 +139,8 @@ TernStep tern_va_read(TernEngine *eng, TernRun *run, uint64_t va,
         if (step != TERN_CONTINUE) {
             return step;
         }
+        run->chunk_mem = true;
+        run->chunk_sys |= !x.local;
         if (x.local) {
             memcpy(p, s->local_ptr + x.addr, n);
         } else if (!tern_dma(s, x.addr, p, n, false)) {
@@ -177,6 +179,8 @@ TernStep tern_va_write(TernEngine *eng, TernRun *run, uint64_t va,
             !tern_dma_valid(s, seg[n].addr, l, true)) {
             return tern_fault(run, TERN_FAULT_BUS_ERROR, va, true);
         }
+        run->chunk_mem = true;
+        run->chunk_sys |= !seg[n].local;
         segva[n] = va;
         seglen[n] = l;
         n++;

@@ -118,14 +118,20 @@ static TernStep tern_check_progress(TernRun *run, uint64_t total)
 
 /*
  * The end of one chunk of a long packet, whose progress is now
- * run->pkt_progress out of @total: charge its modelled @cost_ns, then either
- * the packet is finished or the engine passes a preemption point.  Returns
- * true when the packet's loop must end, with *@step saying how
- * (TERN_CONTINUE: the packet is finished).
+ * run->pkt_progress out of @total: charge its modelled @cost_ns (a quarter
+ * of it, rounded up, if all the data the chunk read and wrote is in local
+ * memory: section 12), then either the packet is finished or the engine
+ * passes a preemption point.  Returns true when the packet's loop must end,
+ * with *@step saying how (TERN_CONTINUE: the packet is finished).
  */
 static bool tern_chunk_end(TernEngine *eng, TernRun *run, uint64_t cost_ns,
                            uint64_t total, TernStep *step)
 {
+    if (run->chunk_mem && !run->chunk_sys) {
+        cost_ns = DIV_ROUND_UP(cost_ns, TERN_COST_LOCAL_DIV);
+    }
+    run->chunk_mem = false;
+    run->chunk_sys = false;
     tern_charge(eng, run, cost_ns);
     if (run->pkt_progress == total) {
         *step = TERN_CONTINUE;
@@ -570,6 +576,8 @@ static TernStep tern_exec_phys_copy(TernEngine *eng, TernRun *run,
         } else if (!tern_dma(s, to, buf, n, true)) {
             return tern_fault(run, TERN_FAULT_BUS_ERROR, to, true);
         }
+        run->chunk_mem = true;
+        run->chunk_sys = !src_local || !dst_local;
         run->pkt_progress += n;
         if (tern_chunk_end(eng, run, n, size, &step)) {
             return step;
@@ -629,6 +637,9 @@ static TernStep tern_exec_packet(TernEngine *eng, TernRun *run,
     for (i = 1; i < len; i++) {
         pkt[i] = ldl_le_p(raw + i * 4);
     }
+    /* what the packet before it touched is not this one's first chunk's */
+    run->chunk_mem = false;
+    run->chunk_sys = false;
 
     switch (op) {
     case TERN_OP_WRITE_IMM:

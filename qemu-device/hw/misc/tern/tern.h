@@ -40,6 +40,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(TernState, TERN)
 #define TERN_SPIN_CHUNK_US          10
 #define TERN_WAIT_POLL_US           100
 #define TERN_COST_PACKET_NS         100
+#define TERN_COST_LOCAL_DIV         4       /* a chunk all in local memory */
 #define TERN_PACE_SLACK_NS          1000000 /* may run this far ahead */
 #define TERN_INJECT_OP_MAX          TERN_INJECT_RESET_STUCK
 
@@ -95,6 +96,8 @@ typedef struct TernRun {
     int64_t start_ns;       /* device clock (host realtime) at run start */
     uint64_t model_ns;      /* modelled (scaled) time charged so far */
     uint64_t elapsed_base;  /* ELAPSED_NS from the resume record */
+    bool chunk_mem;         /* the current chunk read or wrote data */
+    bool chunk_sys;         /* some of it in system memory (section 12) */
 
     uint32_t fault_kind;
     uint64_t fault_addr;
