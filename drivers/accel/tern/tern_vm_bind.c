@@ -129,8 +129,8 @@ struct tern_vm_update {
  * @pins: pins of @bo's pages the operation holds: its own, until the map
  *	makes the BO's first mapping in the VM, which hands it to the VM;
  *	plus the VM's, which an undo of the BO's last mapping hands back
- * @counted: @m is counted in the budget (&tern_vm.nr_mappings)
- * @applied: the operation changed the VA tree and is not undone
+ * @applied: the operation changed the VA tree (and the budget) and is
+ *	neither undone nor run: what it changed is still its own
  * @charge: page tables a map is charged for until it ran
  * @removed: the mappings its range took off the VA tree, whole or cut
  *	(&tern_vm_mapping.link)
@@ -155,7 +155,6 @@ struct tern_vm_op {
 	struct drm_gpuvm_bo *vm_bo;
 	struct sg_table *sgt;
 	unsigned int pins;
-	bool counted;
 	bool applied;
 	u64 charge;
 	struct list_head removed;
@@ -440,10 +439,11 @@ int tern_vm_step_unmap(struct drm_gpuva_op *o, void *priv)
  * place, as mappings of the same BO with the same rights.  Allocates
  * nothing.
  *
- * Return: 0; -ENOSPC if the pieces would take the address space above
+ * Return: 0; -EINVAL for an unmap without %DRM_TERN_VM_BIND_CUT, which
+ * removes whole mappings only (its caller then undoes the steps before);
+ * -ENOSPC if the pieces would take the address space above
  * %DRM_TERN_VM_MAX_MAPPINGS (the mapping they replace counts until it is
- * reaped); -EINVAL if the operation may not cut, or has no spare left (a
- * bug).
+ * reaped).
  */
 int tern_vm_step_remap(struct drm_gpuva_op *o, void *priv)
 {
@@ -456,8 +456,7 @@ int tern_vm_step_remap(struct drm_gpuva_op *o, void *priv)
 	u64 kept = 0;
 
 	lockdep_assert_held(&vm->lock);
-	/* a plain unmap checked that every mapping lies inside its range */
-	if (WARN_ON(!tern_vm_op_cuts(op)))
+	if (!tern_vm_op_cuts(op))
 		return -EINVAL;
 	if (vm->nr_mappings + !!r->prev + !!r->next > DRM_TERN_VM_MAX_MAPPINGS)
 		return -ENOSPC;
@@ -552,23 +551,10 @@ static int tern_vm_op_apply_map(struct tern_vm *vm, struct tern_vm_op *op,
 	}
 	op->vm_bo = NULL;
 	vm->nr_mappings++;
-	op->counted = true;
 	vm->mapped += op->range;
 	vm->tables_pending += charge;
 	op->charge = charge;
 	return 0;
-}
-
-/* Whether every mapping that intersects [@va, @va + @range) lies inside. */
-static bool tern_vm_range_whole(struct tern_vm *vm, u64 va, u64 range)
-{
-	struct drm_gpuva *gpuva;
-
-	drm_gpuvm_for_each_va_range(gpuva, &vm->gpuvm, va, va + range)
-		if (gpuva->va.addr < va ||
-		    gpuva->va.addr + gpuva->va.range > va + range)
-			return false;
-	return true;
 }
 
 static int tern_vm_op_apply(struct tern_vm *vm, struct tern_vm_op *op,
@@ -577,10 +563,6 @@ static int tern_vm_op_apply(struct tern_vm *vm, struct tern_vm_op *op,
 	int ret = 0;
 
 	lockdep_assert_held(&vm->lock);
-	/* without DRM_TERN_VM_BIND_CUT, an unmap removes whole mappings */
-	if (op->op == DRM_TERN_VM_BIND_OP_UNMAP && !tern_vm_op_cuts(op) &&
-	    !tern_vm_range_whole(vm, op->va, op->range))
-		return -EINVAL;
 	if (tern_vm_op_removes(op)) {
 		ret = drm_gpuvm_sm_unmap(&vm->gpuvm, op, op->va, op->range);
 		if (!ret && op->op == DRM_TERN_VM_BIND_OP_UNMAP &&
@@ -618,7 +600,6 @@ static void tern_vm_op_undo(struct tern_vm *vm, struct tern_vm_op *op)
 		vm->tables_pending -= op->charge;
 		op->charge = 0;
 		vm->nr_mappings--;
-		op->counted = false;
 	}
 	tern_vm_op_undo_removal(vm, op);
 }
@@ -791,17 +772,14 @@ static int tern_vm_bind_run(struct tern_vm *vm, struct tern_vm_bind *bind)
 			return -ENODEV;
 		}
 		ret = tern_vm_op_record(vm, op);
-		if (op->op == DRM_TERN_VM_BIND_OP_MAP) {
-			/*
-			 * The address space's now, even if its pages could
-			 * not be recorded (a bug: tern_vm_op_prepare()
-			 * checked them), when it stays unmapped in the
-			 * tables and the address space takes no other
-			 * change.
-			 */
-			op->m = NULL;
-			op->applied = false;
-		}
+		/*
+		 * The address space's now, even if a map's pages could not
+		 * be recorded (a bug: tern_vm_op_prepare() checked them),
+		 * when it stays unmapped in the tables and the address
+		 * space takes no other change.
+		 */
+		op->m = NULL;
+		op->applied = false;
 		mutex_unlock(&vm->lock);
 
 		invalidate = op->cleared || ret;
@@ -957,11 +935,10 @@ static void tern_vm_bind_release(struct kref *kref)
 		tern_pt_pool_drain(&vm->pt, &op->pool);
 		tern_vm_update_free(vm, &op->update);
 		/*
-		 * A map that still owns its mapping never ran, so the device
-		 * never reached it; if it was applied, it was undone, which
-		 * uncounted it.
+		 * An operation that still owns a mapping never ran, so the
+		 * device never reached it; if it was applied, it was undone.
 		 */
-		WARN_ON((op->m && op->counted) || op->cut);
+		WARN_ON(op->applied || op->cut);
 		kfree(op->m);
 		kfree(op->spare[0]);
 		kfree(op->spare[1]);
