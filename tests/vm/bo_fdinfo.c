@@ -8,33 +8,6 @@
  */
 #include "mem_test.h"
 
-/* Value of "drm-<key>-memory:" in bytes, or -1 if the key is missing. */
-static long long fdinfo_bytes(int fd, const char *key)
-{
-	char path[64], line[256], want[64];
-	long long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	snprintf(want, sizeof(want), "drm-%s-memory:", key);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char *end;
-
-		if (strncmp(line, want, strlen(want)))
-			continue;
-		v = strtoll(line + strlen(want), &end, 10);
-		if (strstr(end, "KiB"))
-			v <<= 10;
-		else if (strstr(end, "MiB"))
-			v <<= 20;
-	}
-	fclose(f);
-	return v;
-}
-
 static void dump_fdinfo(int fd)
 {
 	char path[64], line[256];

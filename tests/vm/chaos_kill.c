@@ -162,21 +162,6 @@ static int wait_state(int id, pid_t pid, int state, unsigned long submits)
 	return LATE;
 }
 
-/* Shmem back to at most @base + @slack_kb, waiting for deferred frees. */
-static long shmem_settles(long base, long slack_kb)
-{
-	long now = 0;
-	int i;
-
-	for (i = 0; i < 100; i++) {
-		now = meminfo_kb("Shmem");
-		if (now <= base + slack_kb)
-			break;
-		usleep(100000);
-	}
-	return now;
-}
-
 int main(void)
 {
 	int cycles = chaos_cycles(), cyc, m, status, ctx_base;
@@ -265,7 +250,7 @@ int main(void)
 	ok = core_context_count_is(ctx_base, 30000);
 	tap_ok(ok, "the dead clients' contexts are gone (%d, was %d)", core_context_count(),
 	       ctx_base);
-	shmem1 = shmem_settles(shmem0, 1024);
+	shmem1 = meminfo_settled_kb("Shmem", shmem0 + 1024);
 	tap_ok(shmem1 <= shmem0 + 1024,
 	       "their %d x 4 MiB of buffer objects are freed (Shmem %ld kB, was %ld kB)",
 	       3 * cycles, shmem1, shmem0);

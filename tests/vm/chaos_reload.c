@@ -163,7 +163,7 @@ int main(void)
 		if (!unload() || (sleep(1), !load(node, sizeof(node))))
 			break;
 	}
-	shmem1 = chaos_settled_kb("Shmem", shmem0 + 1024);
+	shmem1 = meminfo_settled_kb("Shmem", shmem0 + 1024);
 	slab1 = meminfo_kb("SUnreclaim");
 	tap_diag("%d of %d reloads found the old device still holding its minor", lingered,
 		 cycles);

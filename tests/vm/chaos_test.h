@@ -49,23 +49,6 @@ static inline int chaos_keep_busy(int fd, const uint32_t *ctx, uint32_t nctx,
  * and SUnreclaim (kernel objects) in /proc/meminfo, measured after the
  * first cycle (which warms caches up) and after the last.
  */
-/*
- * /proc/meminfo's @key once it is at most @limit kB, or after 5 s: what the
- * kernel frees late (a file's last fput from a work item, RCU) comes back
- * within moments, a leak never.
- */
-static inline long chaos_settled_kb(const char *key, long limit)
-{
-	long v = meminfo_kb(key);
-	int i;
-
-	for (i = 0; i < 50 && v > limit; i++) {
-		usleep(100000);
-		v = meminfo_kb(key);
-	}
-	return v;
-}
-
 static inline void chaos_leak_checks(long shmem0, long shmem1, long slab0,
 				     long slab1, int cycles)
 {

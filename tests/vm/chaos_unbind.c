@@ -182,7 +182,7 @@ int main(void)
 		    !core_find_node(node, sizeof(node), 4000))
 			break;
 	}
-	shmem1 = chaos_settled_kb("Shmem", shmem0 + 1024);
+	shmem1 = meminfo_settled_kb("Shmem", shmem0 + 1024);
 	slab1 = meminfo_kb("SUnreclaim");
 	tap_diag("%d of %d rescans found the old device still holding its minor", lingered,
 		 cycles);

@@ -464,6 +464,22 @@ static inline bool core_vm_layout(uint64_t mark, uint64_t mark_size, uint64_t lo
 	return found;
 }
 
+/*
+ * "ok" when the mappings of the caller's address space (marked as for
+ * core_vm_layout()) inside [@lo, @hi) are exactly @want.
+ */
+static inline bool core_layout_is(const char *what, uint64_t mark,
+				  uint64_t mark_size, uint64_t lo, uint64_t hi,
+				  const char *want)
+{
+	char got[1024];
+
+	if (!core_vm_layout(mark, mark_size, lo, hi, got, sizeof(got)))
+		return tap_ok(false, "%s: debugfs \"vms\" shows this file's address space", what);
+	return tap_ok(!strcmp(got, want), "%s: debugfs lists \"%s\" (want \"%s\")", what, got,
+		      want);
+}
+
 /* Write @s to the file @path (sysfs, debugfs, procfs): true on success. */
 static inline bool core_write_file(const char *path, const char *s)
 {

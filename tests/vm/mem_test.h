@@ -108,4 +108,48 @@ static inline long meminfo_kb(const char *field)
 	return kb;
 }
 
+/*
+ * A kB field of /proc/meminfo once it is at most @limit, or after 10 s:
+ * what the kernel frees late (a file's last fput from a work item, RCU, a
+ * reap work) comes back within moments, a leak never.  The last value.
+ */
+static inline long meminfo_settled_kb(const char *field, long limit)
+{
+	long kb = meminfo_kb(field);
+	int i;
+
+	for (i = 0; i < 100 && kb > limit; i++) {
+		usleep(100000);
+		kb = meminfo_kb(field);
+	}
+	return kb;
+}
+
+/* "drm-<key>-memory:" of file @fd's fdinfo, in bytes; -1 if missing. */
+static inline long long fdinfo_bytes(int fd, const char *key)
+{
+	char path[64], line[256], want[64];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	snprintf(want, sizeof(want), "drm-%s-memory:", key);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *end;
+
+		if (strncmp(line, want, strlen(want)))
+			continue;
+		v = strtoll(line + strlen(want), &end, 10);
+		if (strstr(end, "KiB"))
+			v <<= 10;
+		else if (strstr(end, "MiB"))
+			v <<= 20;
+	}
+	fclose(f);
+	return v;
+}
+
 #endif /* TERN_MEM_TEST_H */

@@ -640,12 +640,7 @@ static void check_bad_args(struct env *e)
 /* debugfs "vms" lists exactly @want (see core_vm_layout()) in [lo, hi). */
 static bool layout_is(const char *what, uint64_t lo, uint64_t hi, const char *want)
 {
-	char got[1024];
-
-	if (!core_vm_layout(MARK_VA, MARK_SIZE, lo, hi, got, sizeof(got)))
-		return tap_ok(false, "%s: debugfs \"vms\" shows this file's address space", what);
-	return tap_ok(!strcmp(got, want), "%s: debugfs lists \"%s\" (want \"%s\")", what, got,
-		      want);
+	return core_layout_is(what, MARK_VA, MARK_SIZE, lo, hi, want);
 }
 
 /*

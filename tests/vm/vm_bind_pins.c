@@ -83,19 +83,6 @@ static uint32_t syncobj_move(int from, uint32_t h, int to)
 	return out;
 }
 
-/* Shmem back to at most @base + @slack kB within 5 s: the last value. */
-static long shmem_back(long base, long slack)
-{
-	long now = meminfo_kb("Shmem");
-	int i;
-
-	for (i = 0; i < 100 && now > base + slack; i++) {
-		usleep(50000);
-		now = meminfo_kb("Shmem");
-	}
-	return now;
-}
-
 /*
  * One round; @other: a second BO mapped beside; @fail: end with a failed
  * in-fence (G2's job faults) instead of closing the file.
@@ -166,7 +153,7 @@ static void round_trip(struct gates *g, int round, bool other, bool fail)
 		core_gate_open(&g->g[1]);
 	syncobj_wait(g->fd, g->so[1], 20000);
 
-	shmem1 = shmem_back(shmem0, 2048);
+	shmem1 = meminfo_settled_kb("Shmem", shmem0 + 2048);
 	tap_ok(shmem0 >= 0 && shmem1 <= shmem0 + 2048,
 	       "round %d: X%s freed whole: Shmem %+ld kB (a pin left behind keeps %llu kB)",
 	       round, other ? " and the BO beside it" : "", shmem1 - shmem0,

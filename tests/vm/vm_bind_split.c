@@ -533,46 +533,7 @@ static bool layout_is(const char *what, uint64_t lo, uint64_t hi, const struct w
 
 /* ---- memory of the file ---- */
 
-static long long fdinfo_bytes(const char *key)
-{
-	char path[64], line[256], want[64];
-	long long v = -1;
-	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	snprintf(want, sizeof(want), "drm-%s-memory:", key);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char *end;
-
-		if (strncmp(line, want, strlen(want)))
-			continue;
-		v = strtoll(line + strlen(want), &end, 10);
-		if (strstr(end, "KiB"))
-			v <<= 10;
-		else if (strstr(end, "MiB"))
-			v <<= 20;
-	}
-	fclose(f);
-	return v;
-}
-
-/* Shmem back to at most @base + @slack_kb, waiting up to 10 s for deferred frees. */
-static long shmem_settles(long base, long slack_kb)
-{
-	long now = 0;
-	int i;
-
-	for (i = 0; i < 100; i++) {
-		now = meminfo_kb("Shmem");
-		if (now <= base + slack_kb)
-			break;
-		usleep(100000);
-	}
-	return now;
-}
 
 /* ---- the checks ---- */
 
@@ -749,7 +710,7 @@ static void check_release(void)
 	bool gone[4] = { false };
 
 	pinned0 = pinned_base("release");
-	total0 = fdinfo_bytes("total");
+	total0 = fdinfo_bytes(fd, "total");
 	shmem0 = meminfo_kb("Shmem");
 	if (!tap_ok(bo_new(fd, &e, size, 0xe1), "release: a 32 MiB BO E, filled from the CPU"))
 		return;
@@ -792,10 +753,10 @@ static void check_release(void)
 	tap_ok(pinned == pinned0, "release: the last piece gives E's pins back (%lld, %lld before)",
 	       pinned, pinned0);
 	tap_errno(bo_close(fd, e.h), 0, "release: GEM close of E");
-	total = fdinfo_bytes("total");
+	total = fdinfo_bytes(fd, "total");
 	tap_ok(total == total0, "release: drm-total-memory as before E (%lld, %lld before)", total,
 	       total0);
-	shmem1 = shmem_settles(shmem0, 4096);
+	shmem1 = meminfo_settled_kb("Shmem", shmem0 + 4096);
 	tap_ok(shmem0 >= 0 && shmem1 <= shmem0 + 4096,
 	       "release: E's 32 MiB come back (Shmem %ld kB, %ld kB before)", shmem1, shmem0);
 
@@ -820,13 +781,13 @@ static void check_release(void)
 	       "release: F's memory is still there with a piece mapped (Shmem %ld kB, %ld kB "
 	       "before F)", shmem1, shmem0);
 	tap_errno(vm_unmap(fd, w, 4 * mb), 0, "release: unmap F's head, the last piece");
-	shmem2 = shmem_settles(shmem0, 4096);
+	shmem2 = meminfo_settled_kb("Shmem", shmem0 + 4096);
 	tap_ok(shmem2 <= shmem0 + 4096,
 	       "release: F is freed with its last piece (Shmem %ld kB, %ld kB before F)", shmem2,
 	       shmem0);
 	pinned = pinned_wait(pinned0);
 	tap_ok(pinned == pinned0, "release: and its pins are back (%lld)", pinned);
-	tap_ok(fdinfo_bytes("total") == total0, "release: drm-total-memory as before");
+	tap_ok(fdinfo_bytes(fd, "total") == total0, "release: drm-total-memory as before");
 	LAYOUT_EMPTY("release: nothing left", w, w + size);
 }
 

@@ -881,6 +881,27 @@ static void tern_pt_update_minimal(struct kunit *test)
 }
 
 /*
+ * The device, walking the fake tables, translates every page of the model
+ * as @model says: to its entry, or not at all.
+ */
+static void tern_expect_walks(struct kunit *test, struct tern_pt_fixture *f,
+			      const u64 *model, const char *when,
+			      unsigned int step)
+{
+	unsigned int i;
+
+	for (i = 0; i < MODEL_PAGES; i++) {
+		u64 walked = 0;
+		int wret = tern_fake_walk(&f->fa, tern_pt_root(&f->pt),
+					  MODEL_BASE + i * PAGE4K, &walked);
+
+		KUNIT_ASSERT_TRUE_MSG(test, model[i] ? !wret && walked == model[i] :
+				      wret == -ENOENT,
+				      "%s: step %u page %u", when, step, i);
+	}
+}
+
+/*
  * Random maps and unmaps over the model's pages, each in an update: before
  * its buffer runs, the device translates every page as before it; after,
  * as the model says, through exactly the tables the model needs; the
@@ -965,15 +986,7 @@ static void tern_pt_update_random_model(struct kunit *test)
 		KUNIT_ASSERT_EQ_MSG(test, f->pt.nr_tables, tern_pt_model_tables(model),
 				    "step %u", step);
 
-		for (i = 0; i < MODEL_PAGES; i++) {
-			u64 walked = 0;
-			int wret = tern_fake_walk(&f->fa, tern_pt_root(&f->pt),
-						  MODEL_BASE + i * PAGE4K, &walked);
-
-			KUNIT_ASSERT_TRUE_MSG(test, old[i] ? !wret && walked == old[i] :
-					      wret == -ENOENT,
-					      "before: step %u page %u", step, i);
-		}
+		tern_expect_walks(test, f, old, "before", step);
 		tern_fake_run(test, &f->fa, &b);
 		copies += b.dwords / TERN_PKT_DWORDS_PHYS_COPY;
 		for (i = 0; i < MODEL_PAGES; i++) {
@@ -1061,15 +1074,7 @@ static void tern_pt_update_replace_model(struct kunit *test)
 		KUNIT_ASSERT_EQ_MSG(test, f->pt.nr_tables, tern_pt_model_tables(model),
 				    "step %u", step);
 
-		for (i = 0; i < MODEL_PAGES; i++) {
-			u64 walked = 0;
-			int wret = tern_fake_walk(&f->fa, tern_pt_root(&f->pt),
-						  MODEL_BASE + i * PAGE4K, &walked);
-
-			KUNIT_ASSERT_TRUE_MSG(test, old[i] ? !wret && walked == old[i] :
-					      wret == -ENOENT,
-					      "before: step %u page %u", step, i);
-		}
+		tern_expect_walks(test, f, old, "before", step);
 		/*
 		 * Packet by packet: each entry is written once, from its old
 		 * value to its new one, so a page mapped before translates
@@ -1090,15 +1095,7 @@ static void tern_pt_update_replace_model(struct kunit *test)
 			}
 		}
 		KUNIT_EXPECT_EQ(test, tlb, 1);
-		for (i = 0; i < MODEL_PAGES; i++) {
-			u64 walked = 0;
-			int wret = tern_fake_walk(&f->fa, tern_pt_root(&f->pt),
-						  MODEL_BASE + i * PAGE4K, &walked);
-
-			KUNIT_ASSERT_TRUE_MSG(test, model[i] ? !wret && walked == model[i] :
-					      wret == -ENOENT,
-					      "after: step %u page %u", step, i);
-		}
+		tern_expect_walks(test, f, model, "after", step);
 		tern_fake_reap(&f->fa);
 		KUNIT_ASSERT_EQ(test, tern_fake_live(&f->fa), f->pt.nr_tables);
 		/* now and then a hole, so that later steps replace sparse ranges */
