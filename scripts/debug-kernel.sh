@@ -49,6 +49,8 @@ CONFIG_COMPILE_TEST=y
 # COMPILE_TEST would make WERROR the default, for the kernel and tern.ko
 # CONFIG_WERROR is not set
 CONFIG_DRM_PANTHOR=y
+# a selector of TTM and its GEM helpers (the VM runs without a VGA device)
+CONFIG_DRM_BOCHS=y
 # CONFIG_DRM_I915 is not set
 CONFIG_DEBUG_FS=y
 CONFIG_DEBUG_KERNEL=y
@@ -94,7 +96,7 @@ if ! cmp -s "$frag" "$O/.tern-debug.config.done" 2>/dev/null || [ ! -f "$O/.conf
 	"$LSRC/scripts/kconfig/merge_config.sh" -m -O "$O" "$O/.config" "$frag" >&2
 	make -s -C "$LSRC" O="$O" olddefconfig >&2
 	# Fail early when an option did not stick (dependency missing).
-	for opt in DRM DRM_ACCEL DRM_GEM_SHMEM_HELPER DRM_SCHED DRM_GPUVM DRM_EXEC PROVE_LOCKING PROVE_RCU DEBUG_KMEMLEAK \
+	for opt in DRM DRM_ACCEL DRM_TTM DRM_TTM_HELPER DRM_SCHED DRM_GPUVM DRM_EXEC PROVE_LOCKING PROVE_RCU DEBUG_KMEMLEAK \
 		DEBUG_ATOMIC_SLEEP KASAN DEBUG_OBJECTS FAILSLAB PCI_MSI DEBUG_FS; do
 		grep -q "^CONFIG_$opt=y" "$O/.config" || die "CONFIG_$opt did not stick in $O/.config"
 	done

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /*
  * chaos_test.h - what the chaos tests (chaos_*.c) share: their cycle count,
- * a client that keeps every engine busy, and the leak checks after the
- * cycles.
+ * a client that keeps every engine busy, the BO memory of an idle device and
+ * the leak check of kernel objects after the cycles.
  */
 #ifndef TERN_CHAOS_TEST_H
 #define TERN_CHAOS_TEST_H
@@ -45,16 +45,39 @@ static inline int chaos_keep_busy(int fd, const uint32_t *ctx, uint32_t nctx,
 }
 
 /*
- * The leak checks after the cycles: Shmem (the clients' buffer objects)
- * and SUnreclaim (kernel objects) in /proc/meminfo, measured after the
- * first cycle (which warms caches up) and after the last.
+ * The system memory of the BOs of an idle device (tern_system_kb()): what
+ * is left once the files that used it are closed and what they freed late
+ * is gone (10 s at most).  A device no file holds has no BO, so 0 unless
+ * something leaked.
  */
-static inline void chaos_leak_checks(long shmem0, long shmem1, long slab0,
-				     long slab1, int cycles)
+static inline long chaos_idle_kb(void)
 {
-	tap_ok(shmem0 >= 0 && shmem1 <= shmem0 + 1024,
-	       "no buffer object leaked (Shmem %+ld kB over %d cycles)", shmem1 - shmem0,
-	       cycles - 1);
+	return tern_system_settled_kb(0);
+}
+
+/*
+ * The BO memory of the device a load or a rescan just made, once idle, in
+ * *@idle: true if it has none (a new device counts from 0, and the job that
+ * showed it works is freed), else a diagnostic for cycle @cyc.
+ */
+static inline bool chaos_new_device_empty(int cyc, long *idle)
+{
+	*idle = chaos_idle_kb();
+	if (!*idle)
+		return true;
+	tap_diag("cycle %d: the new device holds %ld kB of BO system memory once idle", cyc,
+		 *idle);
+	return false;
+}
+
+/*
+ * The leak check of kernel objects after the cycles: SUnreclaim in
+ * /proc/meminfo, measured after the first cycle (which warms caches up)
+ * and after the last.  (The buffer objects' memory is counted per device
+ * instance, by tern's debugfs "memory": each test checks it in every cycle.)
+ */
+static inline void chaos_slab_check(long slab0, long slab1, int cycles)
+{
 	/*
 	 * On the debug kernel KASAN's quarantine keeps freed objects in the
 	 * slabs: SUnreclaim says nothing there, soak_kmemleak does the job.

@@ -5,6 +5,7 @@
 #ifndef TERN_MEM_TEST_H
 #define TERN_MEM_TEST_H
 
+#include <dirent.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -123,6 +124,87 @@ static inline long meminfo_settled_kb(const char *field, long limit)
 		kb = meminfo_kb(field);
 	}
 	return kb;
+}
+
+/*
+ * The memory of the tern devices' BOs: the sum of "@key: <bytes>" over the
+ * debugfs "memory" files of all accel devices that have one
+ * (/sys/kernel/debug/accel/<device>/memory; other drivers' devices have
+ * none), in kB, or -1 if no device has the key (a diagnostic says so, once).
+ * Keys: "system_bytes", the system-memory pages allocated for the devices'
+ * BOs (from a BO's first CPU fault or first mapping into an address space
+ * until it is freed or swapped out; a context's progress page counts, an
+ * imported dma-buf's pages are the exporter's and do not), and "bo_bytes",
+ * the sizes of the BOs made with DRM_IOCTL_TERN_BO_CREATE and not freed.
+ * The BOs' pages are no shmem pages: Shmem in /proc/meminfo does not see
+ * them.  Nothing but the devices' BOs moves these figures.
+ */
+static inline long tern_memory_kb(const char *key)
+{
+	const char *root = "/sys/kernel/debug/accel";
+	static bool told;
+	char path[512], line[256];
+	size_t n = strlen(key);
+	long long bytes = 0;
+	bool found = false;
+	struct dirent *de;
+	DIR *d = opendir(root);
+
+	while (d && (de = readdir(d))) {
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/memory", root, de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			if (strncmp(line, key, n) || line[n] != ':')
+				continue;
+			bytes += strtoll(line + n + 1, NULL, 10);
+			found = true;
+		}
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	if (!found && !told) {
+		tap_diag("no \"%s\" in %s/*/memory: debugfs not mounted, or a tern without it",
+			 key, root);
+		told = true;
+	}
+	return found ? (long)(bytes >> 10) : -1;
+}
+
+/*
+ * tern_memory_kb(@key) once it is at most @limit, or after @ms: a BO is
+ * freed late when its last reference goes from a work item (a file's last
+ * fput, a job freed by the scheduler, TTM's delayed delete of a BO whose
+ * fences had not signalled), a leak never.  The last value.
+ */
+static inline long tern_memory_settled_kb(const char *key, long limit, int ms)
+{
+	long kb = tern_memory_kb(key);
+	int i;
+
+	for (i = 0; i < ms / 100 && kb > limit; i++) {
+		usleep(100000);
+		kb = tern_memory_kb(key);
+	}
+	return kb;
+}
+
+/* The system memory of the tern devices' BOs in kB ("system_bytes"), or -1. */
+static inline long tern_system_kb(void)
+{
+	return tern_memory_kb("system_bytes");
+}
+
+/* tern_system_kb() once it is at most @limit, or after 10 s. */
+static inline long tern_system_settled_kb(long limit)
+{
+	return tern_memory_settled_kb("system_bytes", limit, 10000);
 }
 
 /* "drm-<key>-memory:" of file @fd's fdinfo, in bytes; -1 if missing. */

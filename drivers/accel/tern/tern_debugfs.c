@@ -38,6 +38,10 @@
  *   weight, ready jobs, virtual time and device time charged;
  * - contexts: every context of the device with its state, counters and
  *   last fault;
+ * - vms: every address space with its mappings and binds;
+ * - memory: "bo_bytes" (the BOs created and not yet freed), "system_bytes"
+ *   (the system pages allocated for the device's BOs, imported ones left
+ *   out) and "tt_bytes" (the BOs the device can reach, in %TTM_PL_TT);
  * - sched_policy (rw): "fair", "fifo" or "drmfair"; writing one switches
  *   every engine at its next decision;
  * - quantum_us, starve_ms (rw): the policy's time slice and starvation
@@ -104,6 +108,19 @@ static int tern_debugfs_vms(struct seq_file *m, void *data)
 	return 0;
 }
 
+static int tern_debugfs_memory(struct seq_file *m, void *data)
+{
+	struct tern_device *tdev = entry_to_tdev(m);
+	struct drm_printer p = drm_seq_file_printer(m);
+
+	drm_printf(&p, "bo_bytes: %lld\n", atomic64_read(&tdev->bo_bytes));
+	drm_printf(&p, "system_bytes: %lld\n",
+		   atomic64_read(&tdev->system_bytes));
+	drm_printf(&p, "tt_bytes: %llu\n",
+		   ttm_resource_manager_usage(&tdev->tt_mgr));
+	return 0;
+}
+
 static int tern_debugfs_preempt_latency(struct seq_file *m, void *data)
 {
 	struct tern_device *tdev = m->private;
@@ -120,6 +137,7 @@ static const struct drm_debugfs_info tern_debugfs_list[] = {
 	{ "queues", tern_debugfs_queues, 0 },
 	{ "contexts", tern_debugfs_contexts, 0 },
 	{ "vms", tern_debugfs_vms, 0 },
+	{ "memory", tern_debugfs_memory, 0 },
 };
 
 /* Copy a short user write into @buf as a string. */

@@ -15,6 +15,8 @@
 #include <linux/workqueue.h>
 
 #include <drm/drm_device.h>
+#include <drm/ttm/ttm_device.h>
+#include <drm/ttm/ttm_resource.h>
 
 #include "tern_engine.h"
 #include "tern_bind.h"
@@ -85,6 +87,10 @@
  * @raw_nop: state of the debugfs raw_nop file (tern_debugfs.c)
  * @bo_bytes: size of the BOs created on the device and not yet freed
  *	(sysfs tern_memory_utilization)
+ * @system_bytes: bytes of system pages allocated for the device's BOs
+ *	(tern_ttm.c; debugfs memory)
+ * @ttm: the memory manager's device (tern_ttm.c)
+ * @tt_mgr: TTM's manager of %TTM_PL_TT, system memory the device reaches
  * @bind: the queue of page-table updates (tern_bind.c)
  */
 struct tern_device {
@@ -127,6 +133,9 @@ struct tern_device {
 	struct mutex sched_params_lock; /* see above */
 	struct tern_raw_nop *raw_nop;
 	atomic64_t bo_bytes;
+	atomic64_t system_bytes;
+	struct ttm_device ttm;
+	struct ttm_resource_manager tt_mgr;
 	struct tern_bind_queue bind;
 };
 

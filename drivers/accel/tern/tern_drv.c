@@ -11,7 +11,6 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
-#include <drm/drm_gem_shmem_helper.h>
 #include <drm/drm_ioctl.h>
 #include <drm/drm_managed.h>
 #include <drm/drm_print.h>
@@ -25,6 +24,7 @@
 #include "tern_gem.h"
 #include "tern_job.h"
 #include "tern_sysfs.h"
+#include "tern_ttm.h"
 #include "tern_vm.h"
 
 /**
@@ -254,8 +254,7 @@ static const struct drm_driver tern_drm_driver = {
 	.open = tern_open,
 	.postclose = tern_postclose,
 	.show_fdinfo = tern_show_fdinfo,
-	.gem_create_object = tern_gem_create_object,
-	.gem_prime_import_sg_table = drm_gem_shmem_prime_import_sg_table,
+	.gem_prime_import_sg_table = tern_gem_prime_import_sg_table,
 	.ioctls = tern_ioctls,
 	.num_ioctls = ARRAY_SIZE(tern_ioctls),
 	.fops = &tern_fops,
@@ -346,6 +345,10 @@ static int tern_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (!tdev->sched_wq)
 		return -ENOMEM;
 	ret = drmm_add_action_or_reset(drm, tern_destroy_wq, tdev->sched_wq);
+	if (ret)
+		return ret;
+
+	ret = tern_ttm_init(tdev);
 	if (ret)
 		return ret;
 
@@ -498,3 +501,4 @@ module_pci_driver(tern_pci_driver);
 MODULE_DESCRIPTION("tern compute accelerator driver");
 MODULE_AUTHOR("The tern authors");
 MODULE_LICENSE("Dual MIT/GPL");
+MODULE_IMPORT_NS(DMA_BUF);

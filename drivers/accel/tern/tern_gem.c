@@ -3,6 +3,7 @@
  * Copyright (c) 2026 The tern authors
  */
 
+#include <linux/dma-buf.h>
 #include <linux/err.h>
 #include <linux/iosys-map.h>
 #include <linux/mm.h>
@@ -12,29 +13,35 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
-#include <drm/drm_gem_shmem_helper.h>
+#include <drm/drm_gem_ttm_helper.h>
+#include <drm/drm_prime.h>
 #include <drm/drm_vma_manager.h>
+#include <drm/ttm/ttm_bo.h>
+#include <drm/ttm/ttm_tt.h>
 
 #include <drm/tern_accel.h>
 
 #include "tern_device.h"
 #include "tern_gem.h"
+#include "tern_ttm.h"
 
 /**
  * DOC: buffer objects
  *
- * A tern BO is a GEM shmem object: system memory in shmem pages, allocated
- * on first use (a CPU fault through mmap(), or a mapping into an address
- * space), zeroed by shmem.  The GEM shmem helpers provide mmap through the
- * fake offset of &drm_tern_bo_info.mmap_offset, dma-buf export and import
- * (PRIME), vmap and the sg table; an imported dma-buf becomes a tern BO too
- * (&drm_driver.gem_create_object is tern_gem_create_object()), whose pages
- * belong to the exporter.
+ * A tern BO is a TTM buffer object (tern_ttm.c) behind a GEM handle:
+ * system memory, allocated on first use (a CPU fault through mmap(), or a
+ * mapping into an address space), zeroed, and kept until the BO is freed
+ * (or swapped out by TTM while nothing uses it).  The GEM object provides
+ * mmap through the fake offset of &drm_tern_bo_info.mmap_offset, dma-buf
+ * export (PRIME: an attachment pins the BO), vmap and fdinfo; an imported
+ * foreign dma-buf becomes an sg BO whose pages belong to the exporter
+ * (tern_gem_prime_import_sg_table()).
  *
  * The device never reaches a BO by itself: it goes through the page tables
- * of an address space (tern_vm.c), and a mapping pins the pages of the BO
- * (tern_bo_pin()) and holds a reference on it until it is unmapped.  DMA
- * buffers and resume records are driver-owned memory, not BOs.
+ * of an address space (tern_vm.c), and a mapping pins the BO in
+ * %TTM_PL_TT (tern_bo_pin()) and holds a reference on it until it is
+ * unmapped.  DMA buffers and resume records are driver-owned memory, not
+ * BOs.
  *
  * The uAPI has a placement field for device-local memory
  * (%DRM_TERN_BO_PLACEMENT_LOCAL).  It is refused with -EOPNOTSUPP until the
@@ -51,7 +58,7 @@ static enum drm_gem_object_status tern_gem_status(struct drm_gem_object *obj)
 	struct tern_bo *bo = to_tern_bo(obj);
 
 	/* Called under the file's table_lock: no locking, a snapshot is fine. */
-	if (obj->import_attach || READ_ONCE(bo->base.pages))
+	if (obj->import_attach || READ_ONCE(bo->populated))
 		return DRM_GEM_OBJECT_RESIDENT;
 	return 0;
 }
@@ -63,64 +70,182 @@ static size_t tern_gem_rss(struct drm_gem_object *obj)
 
 static void tern_gem_free(struct drm_gem_object *obj)
 {
-	struct tern_bo *bo = to_tern_bo(obj);
+	/* CPU mappings hold TTM references of their own. */
+	ttm_bo_put(&to_tern_bo(obj)->tbo);
+}
+
+static void tern_bo_destroy(struct ttm_buffer_object *tbo)
+{
+	struct tern_bo *bo = to_tern_bo(&tbo->base);
 
 	if (bo->accounted)
-		atomic64_sub(obj->size, &to_tern_device(obj->dev)->bo_bytes);
+		atomic64_sub(tbo->base.size,
+			     &to_tern_device(tbo->base.dev)->bo_bytes);
+	if (tbo->base.import_attach)
+		drm_prime_gem_destroy(&tbo->base, tbo->sg);
+	drm_gem_object_release(&tbo->base);
 	mutex_destroy(&bo->gpuva_lock);
-	drm_gem_shmem_object_free(obj);
+	kfree(bo);
+}
+
+/* Resident in TT and pinned there; the caller holds the reservation. */
+static int tern_bo_pin_locked(struct tern_bo *bo)
+{
+	struct ttm_operation_ctx ctx = { .interruptible = true };
+	int ret;
+
+	ret = ttm_bo_validate(&bo->tbo, &tern_placement_tt, &ctx);
+	if (ret)
+		return ret;
+	ttm_bo_pin(&bo->tbo);
+	return 0;
+}
+
+/* &drm_gem_object_funcs.pin: a dma-buf attachment; the reservation is held. */
+static int tern_gem_pin(struct drm_gem_object *obj)
+{
+	return tern_bo_pin_locked(to_tern_bo(obj));
+}
+
+static void tern_gem_unpin(struct drm_gem_object *obj)
+{
+	ttm_bo_unpin(&to_tern_bo(obj)->tbo);
+}
+
+/* The pages, for an importer; pinned by its attachment (tern_gem_pin()). */
+static struct sg_table *tern_gem_get_sg_table(struct drm_gem_object *obj)
+{
+	struct ttm_buffer_object *tbo = &to_tern_bo(obj)->tbo;
+
+	if (WARN_ON(!tbo->ttm || !ttm_tt_is_populated(tbo->ttm)))
+		return ERR_PTR(-EINVAL);
+	return drm_prime_pages_to_sg(obj->dev, tbo->ttm->pages,
+				     tbo->ttm->num_pages);
 }
 
 /* A kernel-owned object the process reads only: no writable mapping, ever. */
 static int tern_gem_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
 {
+	int ret;
+
 	if (to_tern_bo(obj)->cpu_read_only) {
 		if (vma->vm_flags & VM_WRITE)
 			return -EACCES;
 		vm_flags_clear(vma, VM_MAYWRITE);
 	}
-	return drm_gem_shmem_object_mmap(obj, vma);
+	if (obj->import_attach) {
+		/* The exporter maps its own pages, with its own vm_ops. */
+		vma->vm_private_data = NULL;
+		vma->vm_ops = NULL;
+		ret = dma_buf_mmap(obj->dma_buf, vma, 0);
+		if (!ret)
+			drm_gem_object_put(obj);
+		return ret;
+	}
+	return drm_gem_ttm_mmap(obj, vma);
 }
+
+/*
+ * TTM's fault handler less its drm_dev_enter(): the pages are system
+ * memory, which stays valid after the device is unplugged, so a process
+ * keeps reading its BOs (and its progress pages) as it did from shmem.
+ */
+static vm_fault_t tern_gem_fault(struct vm_fault *vmf)
+{
+	struct ttm_buffer_object *tbo = vmf->vma->vm_private_data;
+	vm_fault_t ret;
+
+	ret = ttm_bo_vm_reserve(tbo, vmf);
+	if (ret)
+		return ret;
+	ret = ttm_bo_vm_fault_reserved(vmf, vmf->vma->vm_page_prot,
+				       TTM_BO_VM_NUM_PREFAULT);
+	if (ret == VM_FAULT_RETRY && !(vmf->flags & FAULT_FLAG_RETRY_NOWAIT))
+		return ret;
+	dma_resv_unlock(tbo->base.resv);
+	return ret;
+}
+
+static const struct vm_operations_struct tern_gem_vm_ops = {
+	.fault = tern_gem_fault,
+	.open = ttm_bo_vm_open,
+	.close = ttm_bo_vm_close,
+	.access = ttm_bo_vm_access,
+};
 
 static const struct drm_gem_object_funcs tern_gem_funcs = {
 	.free = tern_gem_free,
-	.print_info = drm_gem_shmem_object_print_info,
-	.pin = drm_gem_shmem_object_pin,
-	.unpin = drm_gem_shmem_object_unpin,
-	.get_sg_table = drm_gem_shmem_object_get_sg_table,
-	.vmap = drm_gem_shmem_object_vmap,
-	.vunmap = drm_gem_shmem_object_vunmap,
+	.print_info = drm_gem_ttm_print_info,
+	.pin = tern_gem_pin,
+	.unpin = tern_gem_unpin,
+	.get_sg_table = tern_gem_get_sg_table,
+	.vmap = drm_gem_ttm_vmap,
+	.vunmap = drm_gem_ttm_vunmap,
 	.mmap = tern_gem_mmap,
 	.status = tern_gem_status,
 	.rss = tern_gem_rss,
-	.vm_ops = &drm_gem_shmem_vm_ops,
+	.vm_ops = &tern_gem_vm_ops,
 };
 
-/**
- * tern_gem_create_object() - &drm_driver.gem_create_object of tern
- * @dev: the DRM device
- * @size: size of the object, unused
- *
- * Allocates the &struct tern_bo around the shmem object the GEM shmem
- * helpers create, for new BOs and for imported dma-bufs alike.
- *
- * Return: the embedded &drm_gem_object, or ERR_PTR(-ENOMEM).
+/*
+ * A new BO in SYSTEM (no pages yet), or an imported one in TT; reserved on
+ * return when @resv is given (it must be locked), unreserved otherwise.
  */
-struct drm_gem_object *tern_gem_create_object(struct drm_device *dev, size_t size)
+static struct tern_bo *tern_bo_create(struct drm_device *dev, size_t size,
+				      enum ttm_bo_type type,
+				      struct sg_table *sg, struct dma_resv *resv)
 {
+	struct tern_device *tdev = to_tern_device(dev);
+	struct ttm_operation_ctx ctx = { .interruptible = true };
 	struct tern_bo *bo;
+	int ret;
 
 	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
 	if (!bo)
 		return ERR_PTR(-ENOMEM);
 
 	bo->placement = DRM_TERN_BO_PLACEMENT_SYSTEM;
-	/* PCI is cache coherent: keep the CPU mappings cached. */
-	bo->base.map_wc = false;
-	bo->base.base.funcs = &tern_gem_funcs;
+	bo->tbo.base.funcs = &tern_gem_funcs;
+	drm_gem_private_object_init(dev, &bo->tbo.base, size);
 	mutex_init(&bo->gpuva_lock);
-	drm_gem_gpuva_set_lock(&bo->base.base, &bo->gpuva_lock);
-	return &bo->base.base;
+	drm_gem_gpuva_set_lock(&bo->tbo.base, &bo->gpuva_lock);
+
+	/* On failure TTM calls tern_bo_destroy(). */
+	ret = ttm_bo_init_reserved(&tdev->ttm, &bo->tbo, type,
+				   type == ttm_bo_type_sg ? &tern_placement_tt :
+							    &tern_placement_system,
+				   0, &ctx, sg, resv, tern_bo_destroy);
+	if (ret)
+		return ERR_PTR(ret);
+	if (!resv)
+		ttm_bo_unreserve(&bo->tbo);
+	return bo;
+}
+
+/**
+ * tern_gem_prime_import_sg_table() - &drm_driver.gem_prime_import_sg_table
+ * @dev: the DRM device
+ * @attach: the attachment to a foreign dma-buf
+ * @sgt: its pages, mapped for the device by the attachment
+ *
+ * The BO shares the dma-buf's reservation object, as the DRM core expects
+ * of an imported object.
+ *
+ * Return: the new BO's GEM object, or an ERR_PTR.
+ */
+struct drm_gem_object *
+tern_gem_prime_import_sg_table(struct drm_device *dev,
+			       struct dma_buf_attachment *attach,
+			       struct sg_table *sgt)
+{
+	struct dma_resv *resv = attach->dmabuf->resv;
+	struct tern_bo *bo;
+
+	dma_resv_lock(resv, NULL);
+	bo = tern_bo_create(dev, PAGE_ALIGN(attach->dmabuf->size),
+			    ttm_bo_type_sg, sgt, resv);
+	dma_resv_unlock(resv);
+	return IS_ERR(bo) ? ERR_CAST(bo) : tern_bo_obj(bo);
 }
 
 /**
@@ -134,7 +259,7 @@ struct drm_gem_object *tern_gem_create_object(struct drm_device *dev, size_t siz
 int tern_bo_create_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 {
 	struct drm_tern_bo_create *args = data;
-	struct drm_gem_shmem_object *shmem;
+	struct tern_bo *bo;
 	u32 handle;
 	int ret, idx;
 
@@ -155,21 +280,22 @@ int tern_bo_create_ioctl(struct drm_device *dev, void *data, struct drm_file *fi
 		return -ENODEV;
 
 	/* Rounds the size up to whole CPU pages (a multiple of 4 KiB). */
-	shmem = drm_gem_shmem_create(dev, args->size);
-	if (IS_ERR(shmem)) {
-		ret = PTR_ERR(shmem);
+	bo = tern_bo_create(dev, PAGE_ALIGN(args->size), ttm_bo_type_device,
+			    NULL, NULL);
+	if (IS_ERR(bo)) {
+		ret = PTR_ERR(bo);
 		goto out_exit;
 	}
-	to_tern_bo(&shmem->base)->accounted = true;
-	atomic64_add(shmem->base.size, &to_tern_device(dev)->bo_bytes);
+	bo->accounted = true;
+	atomic64_add(tern_bo_size(bo), &to_tern_device(dev)->bo_bytes);
 
-	ret = drm_gem_handle_create(file, &shmem->base, &handle);
+	ret = drm_gem_handle_create(file, tern_bo_obj(bo), &handle);
 	/* The handle holds the reference from now on (or nothing does). */
-	drm_gem_object_put(&shmem->base);
+	drm_gem_object_put(tern_bo_obj(bo));
 	if (ret)
 		goto out_exit;
 
-	args->size = shmem->base.size;
+	args->size = tern_bo_size(bo);
 	args->handle = handle;
 out_exit:
 	drm_dev_exit(idx);
@@ -220,11 +346,11 @@ out_exit:
  * tern_bo_pin() - keep a BO's pages in place for the device
  * @bo: the BO
  *
- * Allocates the pages of a BO if needed, pins them (they are neither
- * released nor moved until tern_bo_unpin()) and maps them for DMA by the
- * device.  An imported BO's pages are the exporter's, pinned by the
- * attachment for as long as the BO exists.  Takes the BO's reservation
- * lock: do not call it with the lock held.
+ * Allocates the pages of a BO if needed, moves it to %TTM_PL_TT and pins
+ * it there (its pages are neither swapped nor moved until tern_bo_unpin())
+ * and maps them for DMA by the device.  An imported BO's pages are the
+ * exporter's, pinned by the attachment for as long as the BO exists.
+ * Takes the BO's reservation lock: do not call it with the lock held.
  *
  * Return: the DMA-mapped sg table of the whole BO, owned by the BO, or an
  * ERR_PTR.
@@ -234,16 +360,22 @@ struct sg_table *tern_bo_pin(struct tern_bo *bo)
 	struct sg_table *sgt;
 	int ret;
 
-	if (bo->base.base.import_attach)
-		return bo->base.sgt;
+	if (tern_bo_obj(bo)->import_attach)
+		return bo->tbo.sg;
 
-	ret = drm_gem_shmem_pin(&bo->base);
+	ret = ttm_bo_reserve(&bo->tbo, true, false, NULL);
 	if (ret)
 		return ERR_PTR(ret);
-
-	sgt = drm_gem_shmem_get_pages_sgt(&bo->base);
+	ret = tern_bo_pin_locked(bo);
+	if (ret) {
+		sgt = ERR_PTR(ret);
+		goto out_unreserve;
+	}
+	sgt = tern_ttm_dma_map(bo);
 	if (IS_ERR(sgt))
-		drm_gem_shmem_unpin(&bo->base);
+		ttm_bo_unpin(&bo->tbo);
+out_unreserve:
+	ttm_bo_unreserve(&bo->tbo);
 	return sgt;
 }
 
@@ -255,8 +387,12 @@ struct sg_table *tern_bo_pin(struct tern_bo *bo)
  */
 void tern_bo_unpin(struct tern_bo *bo)
 {
-	if (!bo->base.base.import_attach)
-		drm_gem_shmem_unpin(&bo->base);
+	if (tern_bo_obj(bo)->import_attach)
+		return;
+	/* Not interruptible: an unpin must not be lost. */
+	dma_resv_lock(bo->tbo.base.resv, NULL);
+	ttm_bo_unpin(&bo->tbo);
+	dma_resv_unlock(bo->tbo.base.resv);
 }
 
 /**
@@ -278,35 +414,45 @@ struct tern_bo *tern_bo_create_kernel(struct drm_device *dev,
 				      struct drm_file *file, size_t size,
 				      void **vaddr, u64 *offset)
 {
-	struct drm_gem_shmem_object *shmem;
 	struct iosys_map map;
+	struct tern_bo *bo;
 	int ret;
 
-	shmem = drm_gem_shmem_create(dev, size);
-	if (IS_ERR(shmem))
-		return ERR_CAST(shmem);
-	to_tern_bo(&shmem->base)->cpu_read_only = true;
-	ret = drm_gem_vmap_unlocked(&shmem->base, &map);
+	bo = tern_bo_create(dev, size, ttm_bo_type_device, NULL, NULL);
+	if (IS_ERR(bo))
+		return bo;
+	bo->cpu_read_only = true;
+
+	ret = ttm_bo_reserve(&bo->tbo, true, false, NULL);
 	if (ret)
 		goto err_put;
-	if (map.is_iomem) {	/* never for shmem pages */
+	ret = tern_bo_pin_locked(bo);
+	if (ret)
+		goto err_unreserve;
+	ret = ttm_bo_vmap(&bo->tbo, &map);
+	if (ret)
+		goto err_unpin;
+	if (map.is_iomem) {	/* never for system memory */
 		ret = -EINVAL;
 		goto err_vunmap;
 	}
-	ret = drm_gem_create_mmap_offset(&shmem->base);
+	ret = drm_vma_node_allow(&bo->tbo.base.vma_node, file);
 	if (ret)
 		goto err_vunmap;
-	ret = drm_vma_node_allow(&shmem->base.vma_node, file);
-	if (ret)
-		goto err_vunmap;
+	ttm_bo_unreserve(&bo->tbo);
+
 	*vaddr = map.vaddr;
-	*offset = drm_vma_node_offset_addr(&shmem->base.vma_node);
-	return to_tern_bo(&shmem->base);
+	*offset = drm_vma_node_offset_addr(&bo->tbo.base.vma_node);
+	return bo;
 
 err_vunmap:
-	drm_gem_vunmap_unlocked(&shmem->base, &map);
+	ttm_bo_vunmap(&bo->tbo, &map);
+err_unpin:
+	ttm_bo_unpin(&bo->tbo);
+err_unreserve:
+	ttm_bo_unreserve(&bo->tbo);
 err_put:
-	drm_gem_object_put(&shmem->base);
+	drm_gem_object_put(tern_bo_obj(bo));
 	return ERR_PTR(ret);
 }
 
@@ -320,7 +466,7 @@ err_put:
  */
 void tern_bo_revoke_file(struct tern_bo *bo, struct drm_file *file)
 {
-	drm_vma_node_revoke(&bo->base.base.vma_node, file);
+	drm_vma_node_revoke(&bo->tbo.base.vma_node, file);
 }
 
 /**
@@ -333,6 +479,9 @@ void tern_bo_free_kernel(struct tern_bo *bo, void *vaddr)
 	struct iosys_map map;
 
 	iosys_map_set_vaddr(&map, vaddr);
-	drm_gem_vunmap_unlocked(&bo->base.base, &map);
-	drm_gem_object_put(&bo->base.base);
+	dma_resv_lock(bo->tbo.base.resv, NULL);
+	ttm_bo_vunmap(&bo->tbo, &map);
+	ttm_bo_unpin(&bo->tbo);
+	dma_resv_unlock(bo->tbo.base.resv);
+	drm_gem_object_put(tern_bo_obj(bo));
 }

@@ -8,16 +8,20 @@
 #include <linux/mutex.h>
 #include <linux/types.h>
 
-#include <drm/drm_gem_shmem_helper.h>
+#include <drm/drm_gem.h>
+#include <drm/ttm/ttm_bo.h>
 
 struct drm_device;
+struct dma_buf_attachment;
 struct drm_file;
 struct sg_table;
 
 /**
  * struct tern_bo - a tern buffer object
- * @base: the GEM shmem object (system memory, or an imported dma-buf)
+ * @tbo: the TTM buffer object, whose GEM object is the handle's
  * @placement: enum drm_tern_bo_placement chosen at creation
+ * @populated: system pages are allocated for it (written by TTM's populate
+ *	and unpopulate callbacks, read without a lock by fdinfo)
  * @accounted: created by DRM_IOCTL_TERN_BO_CREATE and counted in
  *	&tern_device.bo_bytes until freed
  * @cpu_read_only: the process may map it for reading only (a kernel-owned
@@ -29,8 +33,9 @@ struct sg_table;
  *	memory or waits for a fence under it.
  */
 struct tern_bo {
-	struct drm_gem_shmem_object base;
+	struct ttm_buffer_object tbo;
 	u32 placement;
+	bool populated;
 	bool accounted;
 	bool cpu_read_only;
 	struct mutex gpuva_lock; /* see above */
@@ -38,15 +43,23 @@ struct tern_bo {
 
 static inline struct tern_bo *to_tern_bo(struct drm_gem_object *obj)
 {
-	return container_of(to_drm_gem_shmem_obj(obj), struct tern_bo, base);
+	return container_of(obj, struct tern_bo, tbo.base);
+}
+
+static inline struct drm_gem_object *tern_bo_obj(struct tern_bo *bo)
+{
+	return &bo->tbo.base;
 }
 
 static inline size_t tern_bo_size(struct tern_bo *bo)
 {
-	return bo->base.base.size;
+	return bo->tbo.base.size;
 }
 
-struct drm_gem_object *tern_gem_create_object(struct drm_device *dev, size_t size);
+struct drm_gem_object *
+tern_gem_prime_import_sg_table(struct drm_device *dev,
+			       struct dma_buf_attachment *attach,
+			       struct sg_table *sgt);
 int tern_bo_create_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 int tern_bo_info_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 

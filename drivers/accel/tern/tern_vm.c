@@ -95,8 +95,8 @@
  * mapped, at most half of the system's memory (tern_vm_max_pinned(): their
  * pages are pinned).  A map beyond any of them fails with -ENOSPC before it
  * changes anything.  The tables, the CPU bookkeeping of the tree and the
- * mappings are allocated with __GFP_ACCOUNT; the BOs' pages are shmem
- * pages, charged when they were allocated.
+ * mappings are allocated with __GFP_ACCOUNT.  The BOs' pages come from
+ * TTM's page pool, which does not charge them to a memory cgroup.
  *
  * Single-use devices (TERN_CAPS_SINGLE_USE) run every job in the address
  * space of TERN_REG_SINGLE_ROOT: there, only one VM may exist at a time, and
@@ -174,7 +174,7 @@ bool tern_vm_pin_budget(struct tern_vm *vm, struct tern_bo *bo)
 
 	lockdep_assert_held(&vm->lock);
 	mutex_lock(&bo->gpuva_lock);
-	vm_bo = drm_gpuvm_bo_find(&vm->gpuvm, &bo->base.base);
+	vm_bo = drm_gpuvm_bo_find(&vm->gpuvm, tern_bo_obj(bo));
 	mapped = vm_bo && to_tern_vm_bo(vm_bo)->mappings;
 	/*
 	 * The entry lives while a mapping is linked to it, which changes
@@ -452,7 +452,7 @@ void tern_vm_reap(struct tern_vm *vm, struct tern_vm_garbage *g)
 		bool last;
 
 		/* the BO's entry in the VM, and its reference, may go now */
-		drm_gem_object_get(&bo->base.base);
+		drm_gem_object_get(tern_bo_obj(bo));
 		mutex_lock(&vm->lock);
 		last = tern_vm_unlink(vm, m);
 		if (last)
@@ -461,7 +461,7 @@ void tern_vm_reap(struct tern_vm *vm, struct tern_vm_garbage *g)
 		mutex_unlock(&vm->lock);
 		if (last)
 			tern_bo_unpin(bo);
-		drm_gem_object_put(&bo->base.base);
+		drm_gem_object_put(tern_bo_obj(bo));
 		kfree(m);
 	}
 	INIT_LIST_HEAD(&g->mappings);

@@ -539,7 +539,7 @@ static int tern_vm_op_apply_map(struct tern_vm *vm, struct tern_vm_op *op,
 	    /* no overflow: each is at most DRM_TERN_VM_MAX_TABLES */
 	    charge + vm->nr_tables + vm->tables_pending > DRM_TERN_VM_MAX_TABLES)
 		return -ENOSPC;
-	drm_gpuva_init(&m->va, op->va, op->range, &op->bo->base.base,
+	drm_gpuva_init(&m->va, op->va, op->range, tern_bo_obj(op->bo),
 		       op->bo_offset);
 	ret = drm_gpuva_insert(&vm->gpuvm, &m->va);
 	if (WARN_ON(ret))
@@ -951,7 +951,7 @@ static void tern_vm_bind_release(struct kref *kref)
 		for (; op->pins; op->pins--)
 			tern_bo_unpin(op->bo);
 		if (op->bo)
-			drm_gem_object_put(&op->bo->base.base);
+			drm_gem_object_put(tern_bo_obj(op->bo));
 	}
 	while (bind->nr_deps)
 		dma_fence_put(bind->deps[--bind->nr_deps]);
@@ -1102,7 +1102,7 @@ static int tern_vm_op_prepare(struct tern_vm *vm, struct tern_vm_op *op,
 		if (!op->m)
 			return -ENOMEM;
 		op->m->read_only = args->flags & DRM_TERN_VM_BIND_READ_ONLY;
-		op->vm_bo = drm_gpuvm_bo_create(&vm->gpuvm, &bo->base.base);
+		op->vm_bo = drm_gpuvm_bo_create(&vm->gpuvm, tern_bo_obj(bo));
 		if (!op->vm_bo)
 			return -ENOMEM;
 		mutex_lock(&vm->lock);
@@ -1163,7 +1163,7 @@ static int tern_vm_bind_add_users(struct tern_vm *vm, struct tern_vm_bind *bind,
 			if (WARN_ON(n == removed))
 				break;
 			bos[n] = tern_vm_mapping_bo(m);
-			drm_gem_object_get(&bos[n++]->base.base);
+			drm_gem_object_get(tern_bo_obj(bos[n++]));
 		}
 	}
 	mutex_unlock(&vm->lock);
@@ -1174,13 +1174,13 @@ static int tern_vm_bind_add_users(struct tern_vm *vm, struct tern_vm_bind *bind,
 
 		if (i && bos[i] == bos[i - 1])
 			continue;
-		ret = dma_resv_get_singleton(bos[i]->base.base.resv,
+		ret = dma_resv_get_singleton(tern_bo_obj(bos[i])->resv,
 					     DMA_RESV_USAGE_BOOKKEEP, &fence);
 		if (!ret && fence)
 			bind->deps[bind->nr_deps++] = fence;
 	}
 	for (i = 0; i < n; i++)
-		drm_gem_object_put(&bos[i]->base.base);
+		drm_gem_object_put(tern_bo_obj(bos[i]));
 	kvfree(bos);
 	return ret;
 }
@@ -1229,7 +1229,7 @@ static void tern_vm_bind_args_put_bos(struct tern_vm_bind_args *a, u32 from)
 
 	for (i = from; i < a->count; i++) {
 		if (a->bos[i])
-			drm_gem_object_put(&a->bos[i]->base.base);
+			drm_gem_object_put(tern_bo_obj(a->bos[i]));
 		a->bos[i] = NULL;
 	}
 }
@@ -1544,7 +1544,7 @@ static int tern_vm_bind_wait(struct tern_vm *vm, struct tern_vm_bind_args *a)
 		for (i = 0; i < a->count; i++) {
 			a->bos[i] = mine[i];
 			if (mine[i])
-				drm_gem_object_get(&mine[i]->base.base);
+				drm_gem_object_get(tern_bo_obj(mine[i]));
 		}
 		ret = tern_vm_bind_queue(vm, a, &bind);
 		drm_dev_exit(idx);
@@ -1654,7 +1654,7 @@ int tern_vm_bind_ioctl(struct drm_device *dev, void *data, struct drm_file *file
 	}
 	ret = tern_vm_bind_wait(to_tern_file(file)->vm, &a);
 	if (bo)
-		drm_gem_object_put(&bo->base.base);
+		drm_gem_object_put(tern_bo_obj(bo));
 	return ret;
 }
 

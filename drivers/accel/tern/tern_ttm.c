@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * Copyright (c) 2026 The tern authors
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+
+#include <drm/drm_managed.h>
+#include <drm/drm_prime.h>
+#include <drm/ttm/ttm_bo.h>
+#include <drm/ttm/ttm_device.h>
+#include <drm/ttm/ttm_resource.h>
+#include <drm/ttm/ttm_tt.h>
+
+#include "tern_device.h"
+#include "tern_gem.h"
+#include "tern_ttm.h"
+
+/**
+ * DOC: memory manager
+ *
+ * tern's buffer objects are TTM buffer objects (&struct tern_bo embeds a
+ * &struct ttm_buffer_object), so that placement, pinning, swap-out and
+ * moves between memory types are the kernel's memory manager's.  A device
+ * has one &struct ttm_device and these memory types:
+ *
+ * - %TTM_PL_SYSTEM: system memory the device does not reach.  A BO is
+ *   created there, without pages; its pages are allocated (zeroed) on the
+ *   first CPU fault, and TTM may swap them out while the BO is idle and
+ *   unpinned.
+ * - %TTM_PL_TT: system memory the device reaches.  The pages come from
+ *   TTM's page pool and are mapped for DMA by tern_ttm_dma_map(), which
+ *   keeps the DMA-mapped sg table with the pages until they are freed.
+ *   Its manager only counts: any amount of system memory may be reachable.
+ *
+ * A BO moves from SYSTEM to TT when it is pinned for the device (a mapping
+ * into an address space, tern_bo_pin(), or a dma-buf attachment) and stays
+ * there; both types hold the same pages, so the move copies nothing.
+ *
+ * An imported dma-buf becomes an sg BO (%ttm_bo_type_sg) in TT whose pages
+ * are the exporter's: it is never populated nor swapped by tern.
+ *
+ * &tern_device.system_bytes counts the bytes of pages allocated for the
+ * device's BOs (debugfs ``memory``).
+ */
+
+/**
+ * struct tern_tt - the pages of a BO in system memory
+ * @ttm: TTM's page array
+ * @bo: the BO it belongs to
+ * @sgt: the pages mapped for DMA by the device, or NULL; made on the first
+ *	pin, released with the pages
+ */
+struct tern_tt {
+	struct ttm_tt ttm;
+	struct tern_bo *bo;
+	struct sg_table *sgt;
+};
+
+static struct ttm_place tern_place_system = { .mem_type = TTM_PL_SYSTEM };
+static struct ttm_place tern_place_tt = { .mem_type = TTM_PL_TT };
+
+/** @tern_placement_system: system memory the device does not reach */
+struct ttm_placement tern_placement_system = {
+	.num_placement = 1,
+	.placement = &tern_place_system,
+};
+
+/** @tern_placement_tt: system memory the device reaches */
+struct ttm_placement tern_placement_tt = {
+	.num_placement = 1,
+	.placement = &tern_place_tt,
+};
+
+static inline struct tern_tt *to_tern_tt(struct ttm_tt *ttm)
+{
+	return container_of(ttm, struct tern_tt, ttm);
+}
+
+static struct ttm_tt *tern_ttm_tt_create(struct ttm_buffer_object *tbo,
+					 u32 page_flags)
+{
+	struct tern_tt *tt;
+
+	tt = kzalloc(sizeof(*tt), GFP_KERNEL);
+	if (!tt)
+		return NULL;
+	tt->bo = to_tern_bo(&tbo->base);
+	/* PCI is cache coherent: keep the CPU mappings cached. */
+	if (ttm_tt_init(&tt->ttm, tbo, page_flags, ttm_cached, 0)) {
+		kfree(tt);
+		return NULL;
+	}
+	return &tt->ttm;
+}
+
+static int tern_ttm_tt_populate(struct ttm_device *bdev, struct ttm_tt *ttm,
+				struct ttm_operation_ctx *ctx)
+{
+	struct tern_tt *tt = to_tern_tt(ttm);
+	struct tern_device *tdev = container_of(bdev, struct tern_device, ttm);
+	int ret;
+
+	/* An imported dma-buf: the exporter's pages, mapped by the attachment. */
+	if (ttm->page_flags & TTM_TT_FLAG_EXTERNAL)
+		return 0;
+
+	ret = ttm_pool_alloc(&bdev->pool, ttm, ctx);
+	if (ret)
+		return ret;
+	atomic64_add((u64)ttm->num_pages << PAGE_SHIFT, &tdev->system_bytes);
+	WRITE_ONCE(tt->bo->populated, true);
+	return 0;
+}
+
+static void tern_ttm_dma_unmap(struct tern_device *tdev, struct tern_tt *tt)
+{
+	if (!tt->sgt)
+		return;
+	dma_unmap_sgtable(tdev->drm.dev, tt->sgt, DMA_BIDIRECTIONAL, 0);
+	sg_free_table(tt->sgt);
+	kfree(tt->sgt);
+	tt->sgt = NULL;
+}
+
+static void tern_ttm_tt_unpopulate(struct ttm_device *bdev, struct ttm_tt *ttm)
+{
+	struct tern_tt *tt = to_tern_tt(ttm);
+	struct tern_device *tdev = container_of(bdev, struct tern_device, ttm);
+
+	if (ttm->page_flags & TTM_TT_FLAG_EXTERNAL)
+		return;
+
+	WRITE_ONCE(tt->bo->populated, false);
+	tern_ttm_dma_unmap(tdev, tt);
+	ttm_pool_free(&bdev->pool, ttm);
+	atomic64_sub((u64)ttm->num_pages << PAGE_SHIFT, &tdev->system_bytes);
+}
+
+static void tern_ttm_tt_destroy(struct ttm_device *bdev, struct ttm_tt *ttm)
+{
+	ttm_tt_fini(ttm);
+	kfree(to_tern_tt(ttm));
+}
+
+/**
+ * tern_ttm_dma_map() - the pages of a BO in TT, mapped for DMA by the device
+ * @bo: the BO, reserved, in %TTM_PL_TT
+ *
+ * Maps the pages on the first call; they stay mapped until they are freed.
+ *
+ * Return: the DMA-mapped sg table, owned by the BO's pages, or an ERR_PTR.
+ */
+struct sg_table *tern_ttm_dma_map(struct tern_bo *bo)
+{
+	struct ttm_buffer_object *tbo = &bo->tbo;
+	struct drm_device *drm = tbo->base.dev;
+	struct tern_tt *tt;
+	struct sg_table *sgt;
+	int ret;
+
+	dma_resv_assert_held(tbo->base.resv);
+	if (WARN_ON(!tbo->resource || tbo->resource->mem_type != TTM_PL_TT ||
+		    !tbo->ttm || !ttm_tt_is_populated(tbo->ttm)))
+		return ERR_PTR(-EINVAL);
+	if (tbo->ttm->page_flags & TTM_TT_FLAG_EXTERNAL)
+		return tbo->sg;
+
+	tt = to_tern_tt(tbo->ttm);
+	if (tt->sgt)
+		return tt->sgt;
+
+	sgt = drm_prime_pages_to_sg(drm, tt->ttm.pages, tt->ttm.num_pages);
+	if (IS_ERR(sgt))
+		return sgt;
+	ret = dma_map_sgtable(drm->dev, sgt, DMA_BIDIRECTIONAL, 0);
+	if (ret) {
+		sg_free_table(sgt);
+		kfree(sgt);
+		return ERR_PTR(ret);
+	}
+	tt->sgt = sgt;
+	return sgt;
+}
+
+static bool tern_ttm_eviction_valuable(struct ttm_buffer_object *tbo,
+				       const struct ttm_place *place)
+{
+	/* A BO the device may use is pinned: TTM never asks for those. */
+	return ttm_bo_eviction_valuable(tbo, place);
+}
+
+static void tern_ttm_evict_flags(struct ttm_buffer_object *tbo,
+				 struct ttm_placement *placement)
+{
+	/* Swap-out goes through SYSTEM; nothing else is ever evicted. */
+	*placement = tern_placement_system;
+}
+
+static int tern_ttm_move(struct ttm_buffer_object *tbo, bool evict,
+			 struct ttm_operation_ctx *ctx,
+			 struct ttm_resource *new_mem, struct ttm_place *hop)
+{
+	struct ttm_resource *old_mem = tbo->resource;
+
+	/*
+	 * A new BO, or SYSTEM <-> TT: the same pages, already there (TTM
+	 * populated them for TT).  A BO leaves TT only unpinned, when the
+	 * device can no longer reach it, so there is nothing to wait for.
+	 */
+	if (!old_mem ||
+	    (old_mem->mem_type == TTM_PL_SYSTEM && new_mem->mem_type == TTM_PL_TT) ||
+	    (old_mem->mem_type == TTM_PL_TT && new_mem->mem_type == TTM_PL_SYSTEM)) {
+		ttm_bo_move_null(tbo, new_mem);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static const struct ttm_device_funcs tern_ttm_funcs = {
+	.ttm_tt_create = tern_ttm_tt_create,
+	.ttm_tt_populate = tern_ttm_tt_populate,
+	.ttm_tt_unpopulate = tern_ttm_tt_unpopulate,
+	.ttm_tt_destroy = tern_ttm_tt_destroy,
+	.eviction_valuable = tern_ttm_eviction_valuable,
+	.evict_flags = tern_ttm_evict_flags,
+	.move = tern_ttm_move,
+};
+
+/* The TT manager: system memory has no addresses to hand out, only bytes. */
+
+static int tern_tt_mgr_alloc(struct ttm_resource_manager *man,
+			     struct ttm_buffer_object *tbo,
+			     const struct ttm_place *place,
+			     struct ttm_resource **res)
+{
+	struct ttm_resource *r;
+
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	ttm_resource_init(tbo, place, r);
+	*res = r;
+	return 0;
+}
+
+static void tern_tt_mgr_free(struct ttm_resource_manager *man,
+			     struct ttm_resource *res)
+{
+	ttm_resource_fini(man, res);
+	kfree(res);
+}
+
+static const struct ttm_resource_manager_func tern_tt_mgr_func = {
+	.alloc = tern_tt_mgr_alloc,
+	.free = tern_tt_mgr_free,
+};
+
+static void tern_ttm_fini(struct drm_device *drm, void *data)
+{
+	struct tern_device *tdev = to_tern_device(drm);
+	struct ttm_resource_manager *man = &tdev->tt_mgr;
+
+	/* BOs whose release waited for their fences go first. */
+	drain_workqueue(tdev->ttm.wq);
+
+	ttm_resource_manager_set_used(man, false);
+	/* Every BO, so every resource, is gone with the last file. */
+	drm_WARN_ON(drm, ttm_resource_manager_usage(man));
+	drm_WARN_ON(drm, atomic64_read(&tdev->system_bytes));
+	ttm_resource_manager_cleanup(man);
+	ttm_set_driver_manager(&tdev->ttm, TTM_PL_TT, NULL);
+	ttm_device_fini(&tdev->ttm);
+}
+
+/**
+ * tern_ttm_init() - the device's memory manager
+ * @tdev: the device
+ *
+ * Torn down when the DRM device is released, after every BO was freed.
+ *
+ * Return: 0 or a negative errno.
+ */
+int tern_ttm_init(struct tern_device *tdev)
+{
+	struct drm_device *drm = &tdev->drm;
+	struct ttm_resource_manager *man = &tdev->tt_mgr;
+	int ret;
+
+	ret = ttm_device_init(&tdev->ttm, &tern_ttm_funcs, drm->dev,
+			      drm->anon_inode->i_mapping,
+			      drm->vma_offset_manager, false, false);
+	if (ret)
+		return ret;
+
+	man->use_tt = true;
+	man->func = &tern_tt_mgr_func;
+	ttm_resource_manager_init(man, &tdev->ttm, totalram_pages());
+	ttm_set_driver_manager(&tdev->ttm, TTM_PL_TT, man);
+	ttm_resource_manager_set_used(man, true);
+
+	return drmm_add_action_or_reset(drm, tern_ttm_fini, NULL);
+}
