@@ -88,9 +88,9 @@ int main(void)
 	tap_errno(create(fd, &c), -EINVAL, "pad not zero");
 	c = (struct drm_tern_bo_create){ .size = 4096, .placement = 7 };
 	tap_errno(create(fd, &c), -EINVAL, "unknown placement");
-	c = (struct drm_tern_bo_create){ .size = 4096,
+	c = (struct drm_tern_bo_create){ .size = gi.local_mem_size + 4096,
 					 .placement = DRM_TERN_BO_PLACEMENT_LOCAL };
-	tap_errno(create(fd, &c), -EOPNOTSUPP, "local placement is not supported yet");
+	tap_errno(create(fd, &c), -E2BIG, "a LOCAL BO larger than local memory");
 	c = (struct drm_tern_bo_create){ .size = gi.max_bo_size + 1 };
 	tap_errno(create(fd, &c), -E2BIG, "max_bo_size + 1");
 	c = (struct drm_tern_bo_create){ .size = UINT64_MAX };

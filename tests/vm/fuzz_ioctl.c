@@ -371,10 +371,8 @@ static void op_bo_create(struct worker *w, struct file *f)
 	}
 	if (chance(w, 8)) {
 		c.placement = below(w, 4);
-		if (c.placement == DRM_TERN_BO_PLACEMENT_LOCAL) {
-			ex(&e, EOPNOTSUPP);
-			bad = true;
-		} else if (c.placement > DRM_TERN_BO_PLACEMENT_LOCAL) {
+		/* LOCAL (interface 1.6) is accepted: the size fits local memory */
+		if (c.placement > DRM_TERN_BO_PLACEMENT_LOCAL) {
 			ex(&e, EINVAL);
 			bad = true;
 		}

@@ -207,15 +207,16 @@ static inline long tern_system_settled_kb(long limit)
 	return tern_memory_settled_kb("system_bytes", limit, 10000);
 }
 
-/* "drm-<key>-memory:" of file @fd's fdinfo, in bytes; -1 if missing. */
-static inline long long fdinfo_bytes(int fd, const char *key)
+/* "drm-<key>-<region>:" of file @fd's fdinfo, in bytes; -1 if missing. */
+static inline long long fdinfo_region_bytes(int fd, const char *key,
+					    const char *region)
 {
 	char path[64], line[256], want[64];
 	long long v = -1;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	snprintf(want, sizeof(want), "drm-%s-memory:", key);
+	snprintf(want, sizeof(want), "drm-%s-%s:", key, region);
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
@@ -232,6 +233,12 @@ static inline long long fdinfo_bytes(int fd, const char *key)
 	}
 	fclose(f);
 	return v;
+}
+
+/* "drm-<key>-memory:" of file @fd's fdinfo (system memory), in bytes; -1 if missing. */
+static inline long long fdinfo_bytes(int fd, const char *key)
+{
+	return fdinfo_region_bytes(fd, key, "memory");
 }
 
 #endif /* TERN_MEM_TEST_H */

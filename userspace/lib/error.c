@@ -63,8 +63,10 @@ static const struct errmsg get_info_msgs[] = {
 
 static const struct errmsg bo_create_msgs[] = {
 	{ EINVAL, "size 0, or flags or placement the driver does not know" },
-	{ E2BIG, "larger than the device's largest buffer (max_bo_size)" },
-	{ EOPNOTSUPP, "device-local placement is not supported by this driver yet" },
+	{ E2BIG, "larger than the device's largest buffer (max_bo_size), or a "
+		 "device-local buffer larger than local memory" },
+	{ EOPNOTSUPP, "device-local placement: the device has no local memory, or the "
+		      "driver is older than interface 1.6" },
 	{ 0, NULL }
 };
 
@@ -81,7 +83,10 @@ static const struct errmsg vm_bind_msgs[] = {
 	{ ERANGE, "the address range is outside the device address space" },
 	{ EEXIST, "the address range is already mapped" },
 	{ ENOENT, "no such buffer handle, or nothing mapped in the range" },
-	{ ENOSPC, "the address space already maps the most it may (DRM_TERN_VM_MAX_MAPPED)" },
+	{ ENOSPC, "the address space already maps the most it may (DRM_TERN_VM_MAX_MAPPED), "
+		  "or device-local memory is full of mapped buffers" },
+	{ EBUSY, "a device-local buffer held in system memory by another device's "
+		 "dma-buf attachment" },
 	{ 0, NULL }
 };
 
@@ -153,7 +158,9 @@ static const struct errmsg vm_bind_ops_msgs[] = {
 		  "in-fence timeline point that nothing was submitted for yet" },
 	{ ENOSPC, "the address space would map more than it may (bytes, mappings or page "
 		  "tables; the pieces of a cut count at once, the mappings removed until "
-		  "their jobs ended)" },
+		  "their jobs ended), or device-local memory is full of mapped buffers" },
+	{ EBUSY, "a device-local buffer held in system memory by another device's "
+		 "dma-buf attachment" },
 	{ EAGAIN, "the address space already has DRM_TERN_VM_BIND_QUEUE_MAX operations "
 		  "queued: wait for a bind's fence and retry" },
 	{ EIO, "the address space takes no more changes: the device failed to make one" },

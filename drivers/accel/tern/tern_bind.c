@@ -329,7 +329,7 @@ int tern_bind_run(struct tern_device *tdev, struct tern_bind_run *run,
 	if (ret && !drm_dev_is_unplugged(&tdev->drm)) {
 		tern_bind_count(tdev, &tdev->bind.failures);
 		drm_err_ratelimited(&tdev->drm,
-				    "page-table update failed (%d)\n", ret);
+				    "kernel copy-engine job failed (%d)\n", ret);
 	}
 	return ret;
 }

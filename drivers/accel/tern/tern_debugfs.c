@@ -23,6 +23,8 @@
 #include "tern_context.h"
 #include "tern_debugfs.h"
 #include "tern_device.h"
+#include "tern_paging.h"
+#include "tern_ttm.h"
 #include "tern_vm.h"
 
 /**
@@ -41,7 +43,10 @@
  * - vms: every address space with its mappings and binds;
  * - memory: "bo_bytes" (the BOs created and not yet freed), "system_bytes"
  *   (the system pages allocated for the device's BOs, imported ones left
- *   out) and "tt_bytes" (the BOs the device can reach, in %TTM_PL_TT);
+ *   out), "tt_bytes" (the BOs the device can reach in system memory, in
+ *   %TTM_PL_TT), "local_bytes" and "local_size" (device-local memory used
+ *   and in all), then per kind of paging buffer ("in", "out", "clear") the
+ *   jobs run and bytes moved, failures and device time;
  * - sched_policy (rw): "fair", "fifo" or "drmfair"; writing one switches
  *   every engine at its next decision;
  * - quantum_us, starve_ms (rw): the policy's time slice and starvation
@@ -112,12 +117,18 @@ static int tern_debugfs_memory(struct seq_file *m, void *data)
 {
 	struct tern_device *tdev = entry_to_tdev(m);
 	struct drm_printer p = drm_seq_file_printer(m);
+	struct ttm_resource_manager *local;
 
 	drm_printf(&p, "bo_bytes: %lld\n", atomic64_read(&tdev->bo_bytes));
 	drm_printf(&p, "system_bytes: %lld\n",
 		   atomic64_read(&tdev->system_bytes));
 	drm_printf(&p, "tt_bytes: %llu\n",
 		   ttm_resource_manager_usage(&tdev->tt_mgr));
+	local = ttm_manager_type(&tdev->ttm, TERN_PL_LOCAL);
+	drm_printf(&p, "local_bytes: %llu\nlocal_size: %llu\n",
+		   local ? ttm_resource_manager_usage(local) : 0,
+		   tdev->local_mem_size);
+	tern_paging_debugfs_show(tdev, &p);
 	return 0;
 }
 

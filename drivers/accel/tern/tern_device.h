@@ -19,6 +19,8 @@
 #include <drm/ttm/ttm_resource.h>
 
 #include "tern_engine.h"
+#include "tern_local_mgr.h"
+#include "tern_paging.h"
 #include "tern_bind.h"
 #include "tern_sched.h"
 #include "tern_regs.h"
@@ -91,6 +93,8 @@
  *	(tern_ttm.c; debugfs memory)
  * @ttm: the memory manager's device (tern_ttm.c)
  * @tt_mgr: TTM's manager of %TTM_PL_TT, system memory the device reaches
+ * @paging: the paging buffers (tern_paging.c)
+ * @local_mgr: the manager of local memory (tern_local_mgr.c)
  * @bind: the queue of page-table updates (tern_bind.c)
  */
 struct tern_device {
@@ -136,6 +140,8 @@ struct tern_device {
 	atomic64_t system_bytes;
 	struct ttm_device ttm;
 	struct ttm_resource_manager tt_mgr;
+	struct tern_paging paging;
+	struct tern_local_mgr local_mgr;
 	struct tern_bind_queue bind;
 };
 

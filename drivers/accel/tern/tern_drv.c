@@ -23,6 +23,7 @@
 #include "tern_drv.h"
 #include "tern_gem.h"
 #include "tern_job.h"
+#include "tern_paging.h"
 #include "tern_sysfs.h"
 #include "tern_ttm.h"
 #include "tern_vm.h"
@@ -223,7 +224,7 @@ static void tern_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 	drm_printf(p, "drm-cycles-copy:\t%llu\n", busy[DRM_TERN_ENGINE_CLASS_COPY]);
 	if (clock)
 		drm_printf(p, "drm-total-cycles-copy:\t%llu\n", clock);
-	drm_show_memory_stats(p, file);
+	tern_gem_show_memory_stats(p, file);
 }
 
 static const struct drm_ioctl_desc tern_ioctls[] = {
@@ -348,10 +349,6 @@ static int tern_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		return ret;
 
-	ret = tern_ttm_init(tdev);
-	if (ret)
-		return ret;
-
 	/*
 	 * Destroyed at PCI remove once every job is freed; a job still
 	 * waiting for a foreign fence then keeps it until the DRM device,
@@ -367,6 +364,14 @@ static int tern_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return ret;
 
 	ret = tern_device_init(tdev);
+	if (ret)
+		return ret;
+
+	/* before the memory manager, whose moves use the paging buffers */
+	ret = tern_paging_init(tdev);
+	if (ret)
+		return ret;
+	ret = tern_ttm_init(tdev);
 	if (ret)
 		return ret;
 

@@ -15,6 +15,7 @@
 #include <drm/drm_gem.h>
 #include <drm/drm_gem_ttm_helper.h>
 #include <drm/drm_prime.h>
+#include <drm/drm_print.h>
 #include <drm/drm_vma_manager.h>
 #include <drm/ttm/ttm_bo.h>
 #include <drm/ttm/ttm_tt.h>
@@ -49,8 +50,9 @@
  * everything else in the interface already works for it (BO_INFO reports
  * the placement, mappings carry TERN_PTE_LOCAL).
  *
- * fdinfo (drm-total-*, drm-resident-*, drm-shared-*) is computed by the DRM
- * core from tern_gem_status() and tern_gem_rss().
+ * fdinfo gives drm-total-*, drm-shared-*, drm-active-* and drm-resident-*
+ * of two regions (tern_gem_show_memory_stats()): "memory", system memory,
+ * and "local", device-local memory, each BO counted where it is now.
  */
 
 static enum drm_gem_object_status tern_gem_status(struct drm_gem_object *obj)
@@ -58,7 +60,8 @@ static enum drm_gem_object_status tern_gem_status(struct drm_gem_object *obj)
 	struct tern_bo *bo = to_tern_bo(obj);
 
 	/* Called under the file's table_lock: no locking, a snapshot is fine. */
-	if (obj->import_attach || READ_ONCE(bo->populated))
+	if (obj->import_attach || READ_ONCE(bo->populated) ||
+	    READ_ONCE(bo->in_local))
 		return DRM_GEM_OBJECT_RESIDENT;
 	return 0;
 }
@@ -66,6 +69,39 @@ static enum drm_gem_object_status tern_gem_status(struct drm_gem_object *obj)
 static size_t tern_gem_rss(struct drm_gem_object *obj)
 {
 	return tern_gem_status(obj) & DRM_GEM_OBJECT_RESIDENT ? obj->size : 0;
+}
+
+/**
+ * tern_gem_show_memory_stats() - fdinfo's memory keys of a file's BOs
+ * @p: where to print
+ * @file: the file
+ *
+ * drm_show_memory_stats() with two regions: "memory" (system memory, as
+ * the DRM core names it) and "local".
+ */
+void tern_gem_show_memory_stats(struct drm_printer *p, struct drm_file *file)
+{
+	struct drm_memory_stats stats[2] = {};
+	struct drm_gem_object *obj;
+	int id;
+
+	spin_lock(&file->table_lock);
+	idr_for_each_entry(&file->object_idr, obj, id) {
+		struct drm_memory_stats *s =
+			&stats[READ_ONCE(to_tern_bo(obj)->in_local)];
+
+		if (drm_gem_object_is_shared_for_memory_stats(obj))
+			s->shared += obj->size;
+		else
+			s->private += obj->size;
+		s->resident += tern_gem_rss(obj);
+		if (!dma_resv_test_signaled(obj->resv, dma_resv_usage_rw(true)))
+			s->active += obj->size;
+	}
+	spin_unlock(&file->table_lock);
+
+	drm_print_memory_stats(p, &stats[0], DRM_GEM_OBJECT_RESIDENT, "memory");
+	drm_print_memory_stats(p, &stats[1], DRM_GEM_OBJECT_RESIDENT, "local");
 }
 
 static void tern_gem_free(struct drm_gem_object *obj)
@@ -88,28 +124,55 @@ static void tern_bo_destroy(struct ttm_buffer_object *tbo)
 	kfree(bo);
 }
 
-/* Resident in TT and pinned there; the caller holds the reservation. */
+/*
+ * Where its placement says the device uses the BO, and pinned there; the
+ * caller holds the reservation.
+ */
 static int tern_bo_pin_locked(struct tern_bo *bo)
 {
 	struct ttm_operation_ctx ctx = { .interruptible = true };
+	bool local = bo->placement == DRM_TERN_BO_PLACEMENT_LOCAL;
 	int ret;
 
-	ret = ttm_bo_validate(&bo->tbo, &tern_placement_tt, &ctx);
+	ret = ttm_bo_validate(&bo->tbo, local ? &tern_placement_local :
+						&tern_placement_tt, &ctx);
+	if (ret == -EINVAL && bo->tbo.pin_count)
+		return -EBUSY;	/* pinned elsewhere by an attachment */
+	/* TTM says -ENOMEM when no placement had room, even after evicting */
+	if (ret == -ENOMEM && local)
+		return -ENOSPC;
 	if (ret)
 		return ret;
 	ttm_bo_pin(&bo->tbo);
 	return 0;
 }
 
-/* &drm_gem_object_funcs.pin: a dma-buf attachment; the reservation is held. */
+/*
+ * &drm_gem_object_funcs.pin: a dma-buf attachment, which reads the pages
+ * in system memory; the reservation is held.
+ */
 static int tern_gem_pin(struct drm_gem_object *obj)
 {
-	return tern_bo_pin_locked(to_tern_bo(obj));
+	struct ttm_operation_ctx ctx = { .interruptible = true };
+	struct tern_bo *bo = to_tern_bo(obj);
+	int ret;
+
+	ret = ttm_bo_validate(&bo->tbo, &tern_placement_tt, &ctx);
+	if (ret == -EINVAL && bo->tbo.pin_count)
+		return -EBUSY;	/* a LOCAL BO an address space maps */
+	if (ret)
+		return ret;
+	ttm_bo_pin(&bo->tbo);
+	return 0;
 }
 
 static void tern_gem_unpin(struct drm_gem_object *obj)
 {
-	ttm_bo_unpin(&to_tern_bo(obj)->tbo);
+	struct ttm_buffer_object *tbo = &to_tern_bo(obj)->tbo;
+
+	ttm_bo_unpin(tbo);
+	/* back on the LRU list: evictable and swappable again */
+	ttm_bo_move_to_lru_tail_unlocked(tbo);
 }
 
 /* The pages, for an importer; pinned by its attachment (tern_gem_pin()). */
@@ -146,20 +209,32 @@ static int tern_gem_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
 }
 
 /*
- * TTM's fault handler less its drm_dev_enter(): the pages are system
- * memory, which stays valid after the device is unplugged, so a process
+ * TTM's fault handler, but for system memory without its drm_dev_enter():
+ * system pages stay valid after the device is unplugged, so a process
  * keeps reading its BOs (and its progress pages) as it did from shmem.
+ * Local memory is BAR2, gone with the device.
  */
 static vm_fault_t tern_gem_fault(struct vm_fault *vmf)
 {
 	struct ttm_buffer_object *tbo = vmf->vma->vm_private_data;
+	struct drm_device *drm = tbo->base.dev;
 	vm_fault_t ret;
+	int idx;
 
 	ret = ttm_bo_vm_reserve(tbo, vmf);
 	if (ret)
 		return ret;
-	ret = ttm_bo_vm_fault_reserved(vmf, vmf->vma->vm_page_prot,
-				       TTM_BO_VM_NUM_PREFAULT);
+	if (tbo->resource->mem_type != TERN_PL_LOCAL) {
+		ret = ttm_bo_vm_fault_reserved(vmf, vmf->vma->vm_page_prot,
+					       TTM_BO_VM_NUM_PREFAULT);
+	} else if (drm_dev_enter(drm, &idx)) {
+		ret = ttm_bo_vm_fault_reserved(vmf, vmf->vma->vm_page_prot,
+					       TTM_BO_VM_NUM_PREFAULT);
+		drm_dev_exit(idx);
+	} else {
+		/* BAR2 is gone with the device: a page of zeroes instead */
+		ret = ttm_bo_vm_dummy_page(vmf, vmf->vma->vm_page_prot);
+	}
 	if (ret == VM_FAULT_RETRY && !(vmf->flags & FAULT_FLAG_RETRY_NOWAIT))
 		return ret;
 	dma_resv_unlock(tbo->base.resv);
@@ -269,7 +344,12 @@ int tern_bo_create_ioctl(struct drm_device *dev, void *data, struct drm_file *fi
 	case DRM_TERN_BO_PLACEMENT_SYSTEM:
 		break;
 	case DRM_TERN_BO_PLACEMENT_LOCAL:
-		return -EOPNOTSUPP;
+		if (!to_tern_device(dev)->local_mem_size)
+			return -EOPNOTSUPP;
+		/* could never be placed */
+		if (args->size > to_tern_device(dev)->local_mem_size)
+			return -E2BIG;
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -286,6 +366,7 @@ int tern_bo_create_ioctl(struct drm_device *dev, void *data, struct drm_file *fi
 		ret = PTR_ERR(bo);
 		goto out_exit;
 	}
+	bo->placement = args->placement;
 	bo->accounted = true;
 	atomic64_add(tern_bo_size(bo), &to_tern_device(dev)->bo_bytes);
 
@@ -343,40 +424,55 @@ out_exit:
 }
 
 /**
- * tern_bo_pin() - keep a BO's pages in place for the device
+ * tern_bo_pin() - keep a BO in place for the device
  * @bo: the BO
+ * @backing: out: where the device reaches it, valid until tern_bo_unpin()
  *
- * Allocates the pages of a BO if needed, moves it to %TTM_PL_TT and pins
- * it there (its pages are neither swapped nor moved until tern_bo_unpin())
- * and maps them for DMA by the device.  An imported BO's pages are the
+ * Moves a BO to where its placement says the device uses it and pins it
+ * there (it is neither swapped nor moved until tern_bo_unpin()): a SYSTEM
+ * BO to %TTM_PL_TT, its pages allocated if needed and mapped for DMA by
+ * the device; a LOCAL BO to local memory, paged in from system memory (or
+ * cleared) by the copy engine, after other LOCAL BOs that no address space
+ * maps were paged out to make room.  An imported BO's pages are the
  * exporter's, pinned by the attachment for as long as the BO exists.
  * Takes the BO's reservation lock: do not call it with the lock held.
  *
- * Return: the DMA-mapped sg table of the whole BO, owned by the BO, or an
- * ERR_PTR.
+ * Return: 0; -ENOSPC if local memory is full of pinned BOs, -EBUSY if a
+ * LOCAL BO is pinned in system memory by a dma-buf attachment; another
+ * negative errno.
  */
-struct sg_table *tern_bo_pin(struct tern_bo *bo)
+int tern_bo_pin(struct tern_bo *bo, struct tern_bo_backing *backing)
 {
+	struct ttm_buffer_object *tbo = &bo->tbo;
 	struct sg_table *sgt;
 	int ret;
 
-	if (tern_bo_obj(bo)->import_attach)
-		return bo->tbo.sg;
+	if (tern_bo_obj(bo)->import_attach) {
+		backing->sgt = tbo->sg;
+		return 0;
+	}
 
-	ret = ttm_bo_reserve(&bo->tbo, true, false, NULL);
+	ret = ttm_bo_reserve(tbo, true, false, NULL);
 	if (ret)
-		return ERR_PTR(ret);
+		return ret;
 	ret = tern_bo_pin_locked(bo);
-	if (ret) {
-		sgt = ERR_PTR(ret);
+	if (ret)
+		goto out_unreserve;
+	if (tbo->resource->mem_type == TERN_PL_LOCAL) {
+		backing->sgt = NULL;
+		backing->local = tbo->resource;
 		goto out_unreserve;
 	}
 	sgt = tern_ttm_dma_map(bo);
-	if (IS_ERR(sgt))
-		ttm_bo_unpin(&bo->tbo);
+	if (IS_ERR(sgt)) {
+		ttm_bo_unpin(tbo);
+		ret = PTR_ERR(sgt);
+		goto out_unreserve;
+	}
+	backing->sgt = sgt;
 out_unreserve:
-	ttm_bo_unreserve(&bo->tbo);
-	return sgt;
+	ttm_bo_unreserve(tbo);
+	return ret;
 }
 
 /**
@@ -389,10 +485,14 @@ void tern_bo_unpin(struct tern_bo *bo)
 {
 	if (tern_bo_obj(bo)->import_attach)
 		return;
-	/* Not interruptible: an unpin must not be lost. */
+	/*
+	 * Not interruptible: an unpin must not be lost.  Unreserving puts
+	 * the BO back on its LRU list, where TTM finds what it may evict or
+	 * swap out.
+	 */
 	dma_resv_lock(bo->tbo.base.resv, NULL);
 	ttm_bo_unpin(&bo->tbo);
-	dma_resv_unlock(bo->tbo.base.resv);
+	ttm_bo_unreserve(&bo->tbo);
 }
 
 /**
@@ -482,6 +582,6 @@ void tern_bo_free_kernel(struct tern_bo *bo, void *vaddr)
 	dma_resv_lock(bo->tbo.base.resv, NULL);
 	ttm_bo_vunmap(&bo->tbo, &map);
 	ttm_bo_unpin(&bo->tbo);
-	dma_resv_unlock(bo->tbo.base.resv);
+	ttm_bo_unreserve(&bo->tbo);
 	drm_gem_object_put(tern_bo_obj(bo));
 }

@@ -14,6 +14,7 @@
 struct drm_device;
 struct dma_buf_attachment;
 struct drm_file;
+struct drm_printer;
 struct sg_table;
 
 /**
@@ -22,6 +23,8 @@ struct sg_table;
  * @placement: enum drm_tern_bo_placement chosen at creation
  * @populated: system pages are allocated for it (written by TTM's populate
  *	and unpopulate callbacks, read without a lock by fdinfo)
+ * @in_local: it is in device-local memory (written by the move callback,
+ *	read without a lock by fdinfo)
  * @accounted: created by DRM_IOCTL_TERN_BO_CREATE and counted in
  *	&tern_device.bo_bytes until freed
  * @cpu_read_only: the process may map it for reading only (a kernel-owned
@@ -36,6 +39,7 @@ struct tern_bo {
 	struct ttm_buffer_object tbo;
 	u32 placement;
 	bool populated;
+	bool in_local;
 	bool accounted;
 	bool cpu_read_only;
 	struct mutex gpuva_lock; /* see above */
@@ -60,10 +64,22 @@ struct drm_gem_object *
 tern_gem_prime_import_sg_table(struct drm_device *dev,
 			       struct dma_buf_attachment *attach,
 			       struct sg_table *sgt);
+void tern_gem_show_memory_stats(struct drm_printer *p, struct drm_file *file);
 int tern_bo_create_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 int tern_bo_info_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 
-struct sg_table *tern_bo_pin(struct tern_bo *bo);
+/**
+ * struct tern_bo_backing - where the device reaches a pinned BO
+ * @sgt: its pages in system memory, mapped for DMA; NULL if it is in
+ *	device-local memory
+ * @local: there, its blocks (walked with &struct tern_local_cursor)
+ */
+struct tern_bo_backing {
+	struct sg_table *sgt;
+	struct ttm_resource *local;
+};
+
+int tern_bo_pin(struct tern_bo *bo, struct tern_bo_backing *backing);
 void tern_bo_unpin(struct tern_bo *bo);
 
 struct tern_bo *tern_bo_create_kernel(struct drm_device *dev,

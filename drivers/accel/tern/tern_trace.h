@@ -222,6 +222,29 @@ TRACE_EVENT(tern_engine_reset,
 		      __entry->engine, __entry->ctx_tag, __entry->seqno)
 );
 
+TRACE_EVENT(tern_paging,
+	    TP_PROTO(u32 kind, u64 local, u64 bytes, u32 packets, u64 device_ns,
+		     int error),
+	    TP_ARGS(kind, local, bytes, packets, device_ns, error),
+	    TP_STRUCT__entry(__field(u32, kind)
+			     __field(u64, local)
+			     __field(u64, bytes)
+			     __field(u32, packets)
+			     __field(u64, device_ns)
+			     __field(int, error)),
+	    TP_fast_assign(__entry->kind = kind;
+			   __entry->local = local;
+			   __entry->bytes = bytes;
+			   __entry->packets = packets;
+			   __entry->device_ns = device_ns;
+			   __entry->error = error;),
+	    TP_printk("%s local=0x%llx bytes=%llu packets=%u device_ns=%llu error=%d",
+		      __print_symbolic(__entry->kind, { 0, "in" }, { 1, "out" },
+				       { 2, "clear" }),
+		      __entry->local, __entry->bytes, __entry->packets,
+		      __entry->device_ns, __entry->error)
+);
+
 #endif /* __TERN_TRACE_H__ */
 
 /* This part must be outside the include guard */

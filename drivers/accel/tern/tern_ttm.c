@@ -4,6 +4,7 @@
  */
 
 #include <linux/dma-mapping.h>
+#include <linux/pci.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 
@@ -16,6 +17,9 @@
 
 #include "tern_device.h"
 #include "tern_gem.h"
+#include "tern_local_mgr.h"
+#include "tern_paging.h"
+#include "tern_regs.h"
 #include "tern_ttm.h"
 
 /**
@@ -34,10 +38,20 @@
  *   TTM's page pool and are mapped for DMA by tern_ttm_dma_map(), which
  *   keeps the DMA-mapped sg table with the pages until they are freed.
  *   Its manager only counts: any amount of system memory may be reachable.
+ * - %TERN_PL_LOCAL: device-local memory (BAR2), handed out in blocks by
+ *   the buddy allocator (tern_local_mgr.c); the CPU maps it write-combined
+ *   through BAR2.
  *
- * A BO moves from SYSTEM to TT when it is pinned for the device (a mapping
- * into an address space, tern_bo_pin(), or a dma-buf attachment) and stays
- * there; both types hold the same pages, so the move copies nothing.
+ * A SYSTEM BO moves from SYSTEM to TT when it is pinned for the device (a
+ * mapping into an address space, tern_bo_pin(), or a dma-buf attachment)
+ * and stays there; both types hold the same pages, so the move copies
+ * nothing.  A LOCAL BO moves to local memory when it is pinned for an
+ * address space, paged in by a paging buffer of the copy engine
+ * (tern_paging.c) or, if it has no pages yet, cleared; while no address
+ * space maps it, TTM may evict it to TT (paged out) to make room for
+ * another, and a dma-buf attachment pins it in TT.  A move to or from local
+ * memory waits for the BO to be idle and for its paging buffer: moves are
+ * not pipelined.
  *
  * An imported dma-buf becomes an sg BO (%ttm_bo_type_sg) in TT whose pages
  * are the exporter's: it is never populated nor swapped by tern.
@@ -61,6 +75,7 @@ struct tern_tt {
 
 static struct ttm_place tern_place_system = { .mem_type = TTM_PL_SYSTEM };
 static struct ttm_place tern_place_tt = { .mem_type = TTM_PL_TT };
+static struct ttm_place tern_place_local = { .mem_type = TERN_PL_LOCAL };
 
 /** @tern_placement_system: system memory the device does not reach */
 struct ttm_placement tern_placement_system = {
@@ -72,6 +87,12 @@ struct ttm_placement tern_placement_system = {
 struct ttm_placement tern_placement_tt = {
 	.num_placement = 1,
 	.placement = &tern_place_tt,
+};
+
+/** @tern_placement_local: device-local memory */
+struct ttm_placement tern_placement_local = {
+	.num_placement = 1,
+	.placement = &tern_place_local,
 };
 
 static inline struct tern_tt *to_tern_tt(struct ttm_tt *ttm)
@@ -145,30 +166,13 @@ static void tern_ttm_tt_destroy(struct ttm_device *bdev, struct ttm_tt *ttm)
 	kfree(to_tern_tt(ttm));
 }
 
-/**
- * tern_ttm_dma_map() - the pages of a BO in TT, mapped for DMA by the device
- * @bo: the BO, reserved, in %TTM_PL_TT
- *
- * Maps the pages on the first call; they stay mapped until they are freed.
- *
- * Return: the DMA-mapped sg table, owned by the BO's pages, or an ERR_PTR.
- */
-struct sg_table *tern_ttm_dma_map(struct tern_bo *bo)
+/* The pages of @tt mapped for DMA by the device; kept until they are freed. */
+static struct sg_table *tern_tt_dma_map(struct drm_device *drm,
+					struct tern_tt *tt)
 {
-	struct ttm_buffer_object *tbo = &bo->tbo;
-	struct drm_device *drm = tbo->base.dev;
-	struct tern_tt *tt;
 	struct sg_table *sgt;
 	int ret;
 
-	dma_resv_assert_held(tbo->base.resv);
-	if (WARN_ON(!tbo->resource || tbo->resource->mem_type != TTM_PL_TT ||
-		    !tbo->ttm || !ttm_tt_is_populated(tbo->ttm)))
-		return ERR_PTR(-EINVAL);
-	if (tbo->ttm->page_flags & TTM_TT_FLAG_EXTERNAL)
-		return tbo->sg;
-
-	tt = to_tern_tt(tbo->ttm);
 	if (tt->sgt)
 		return tt->sgt;
 
@@ -185,6 +189,27 @@ struct sg_table *tern_ttm_dma_map(struct tern_bo *bo)
 	return sgt;
 }
 
+/**
+ * tern_ttm_dma_map() - the pages of a BO in TT, mapped for DMA by the device
+ * @bo: the BO, reserved, in %TTM_PL_TT
+ *
+ * Maps the pages on the first call; they stay mapped until they are freed.
+ *
+ * Return: the DMA-mapped sg table, owned by the BO's pages, or an ERR_PTR.
+ */
+struct sg_table *tern_ttm_dma_map(struct tern_bo *bo)
+{
+	struct ttm_buffer_object *tbo = &bo->tbo;
+
+	dma_resv_assert_held(tbo->base.resv);
+	if (WARN_ON(!tbo->resource || tbo->resource->mem_type != TTM_PL_TT ||
+		    !tbo->ttm || !ttm_tt_is_populated(tbo->ttm)))
+		return ERR_PTR(-EINVAL);
+	if (tbo->ttm->page_flags & TTM_TT_FLAG_EXTERNAL)
+		return tbo->sg;
+	return tern_tt_dma_map(tbo->base.dev, to_tern_tt(tbo->ttm));
+}
+
 static bool tern_ttm_eviction_valuable(struct ttm_buffer_object *tbo,
 				       const struct ttm_place *place)
 {
@@ -195,8 +220,94 @@ static bool tern_ttm_eviction_valuable(struct ttm_buffer_object *tbo,
 static void tern_ttm_evict_flags(struct ttm_buffer_object *tbo,
 				 struct ttm_placement *placement)
 {
-	/* Swap-out goes through SYSTEM; nothing else is ever evicted. */
-	*placement = tern_placement_system;
+	/*
+	 * Local memory is paged out to TT, to make room for another BO;
+	 * swap-out goes from TT through SYSTEM.
+	 */
+	if (tbo->resource->mem_type == TERN_PL_LOCAL)
+		*placement = tern_placement_tt;
+	else
+		*placement = tern_placement_system;
+}
+
+static int tern_ttm_io_mem_reserve(struct ttm_device *bdev,
+				   struct ttm_resource *mem)
+{
+	struct tern_device *tdev = container_of(bdev, struct tern_device, ttm);
+
+	switch (mem->mem_type) {
+	case TTM_PL_SYSTEM:
+	case TTM_PL_TT:
+		return 0;
+	case TERN_PL_LOCAL:
+		/* where BAR2 starts: tern_ttm_io_mem_pfn() finds each page */
+		mem->bus.offset = pci_resource_start(tdev->pdev,
+						     TERN_BAR_LOCAL_MEM);
+		mem->bus.is_iomem = true;
+		mem->bus.caching = ttm_write_combined;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static unsigned long tern_ttm_io_mem_pfn(struct ttm_buffer_object *tbo,
+					 unsigned long page_offset)
+{
+	struct tern_local_cursor c;
+
+	tern_local_first(&c, tbo->resource, (u64)page_offset << PAGE_SHIFT);
+	return (tbo->resource->bus.offset + c.start) >> PAGE_SHIFT;
+}
+
+/* Page a BO in to local memory (or clear it there), or out to TT. */
+static int tern_ttm_move_local(struct ttm_buffer_object *tbo,
+			       struct ttm_operation_ctx *ctx,
+			       struct ttm_resource *new_mem)
+{
+	struct tern_device *tdev = container_of(tbo->bdev, struct tern_device,
+						ttm);
+	struct tern_bo *bo = to_tern_bo(&tbo->base);
+	bool in = new_mem->mem_type == TERN_PL_LOCAL;
+	struct ttm_resource *local = in ? new_mem : tbo->resource;
+	struct sg_table *sgt = NULL;
+	int ret;
+
+	/* nothing may use the old place any more */
+	ret = ttm_bo_wait_ctx(tbo, ctx);
+	if (ret)
+		return ret;
+
+	/*
+	 * In: the pages, if it has any (swapped out ones come back first);
+	 * out: TTM populated the new ones.
+	 */
+	if (tbo->ttm && tbo->ttm->page_flags & TTM_TT_FLAG_SWAPPED) {
+		ret = ttm_tt_populate(tbo->bdev, tbo->ttm, ctx);
+		if (ret)
+			return ret;
+	}
+	if (tbo->ttm && ttm_tt_is_populated(tbo->ttm)) {
+		sgt = tern_tt_dma_map(&tdev->drm, to_tern_tt(tbo->ttm));
+		if (IS_ERR(sgt))
+			return PTR_ERR(sgt);
+	}
+	if (!sgt && in)
+		ret = tern_paging_clear(tdev, local, tbo->base.size);
+	else if (WARN_ON(!sgt))
+		ret = -EINVAL;
+	else
+		ret = tern_paging_copy(tdev, sgt, local, tbo->base.size,
+				       in ? TERN_PAGING_IN : TERN_PAGING_OUT);
+	/* Unplugged: local memory is gone, its contents with it. */
+	if (ret == -ENODEV && !in)
+		ret = 0;
+	if (ret)
+		return ret;
+
+	/* Frees the old place: the pages when paged in, local memory when out. */
+	ttm_bo_move_sync_cleanup(tbo, new_mem);
+	WRITE_ONCE(bo->in_local, in);
+	return 0;
 }
 
 static int tern_ttm_move(struct ttm_buffer_object *tbo, bool evict,
@@ -204,6 +315,8 @@ static int tern_ttm_move(struct ttm_buffer_object *tbo, bool evict,
 			 struct ttm_resource *new_mem, struct ttm_place *hop)
 {
 	struct ttm_resource *old_mem = tbo->resource;
+	u32 old_type = old_mem ? old_mem->mem_type : TTM_PL_SYSTEM;
+	u32 new_type = new_mem->mem_type;
 
 	/*
 	 * A new BO, or SYSTEM <-> TT: the same pages, already there (TTM
@@ -211,11 +324,21 @@ static int tern_ttm_move(struct ttm_buffer_object *tbo, bool evict,
 	 * device can no longer reach it, so there is nothing to wait for.
 	 */
 	if (!old_mem ||
-	    (old_mem->mem_type == TTM_PL_SYSTEM && new_mem->mem_type == TTM_PL_TT) ||
-	    (old_mem->mem_type == TTM_PL_TT && new_mem->mem_type == TTM_PL_SYSTEM)) {
+	    (old_type == TTM_PL_SYSTEM && new_type == TTM_PL_TT) ||
+	    (old_type == TTM_PL_TT && new_type == TTM_PL_SYSTEM)) {
 		ttm_bo_move_null(tbo, new_mem);
 		return 0;
 	}
+	/* Paged out to pages the device can reach, then SYSTEM. */
+	if (old_type == TERN_PL_LOCAL && new_type == TTM_PL_SYSTEM) {
+		*hop = tern_place_tt;
+		hop->flags = TTM_PL_FLAG_TEMPORARY;
+		return -EMULTIHOP;
+	}
+	/* To or from local memory (the only moves left but LOCAL -> LOCAL) */
+	if (old_type == TERN_PL_LOCAL || new_type == TERN_PL_LOCAL)
+		if (old_type != new_type)
+			return tern_ttm_move_local(tbo, ctx, new_mem);
 	return -EINVAL;
 }
 
@@ -227,6 +350,8 @@ static const struct ttm_device_funcs tern_ttm_funcs = {
 	.eviction_valuable = tern_ttm_eviction_valuable,
 	.evict_flags = tern_ttm_evict_flags,
 	.move = tern_ttm_move,
+	.io_mem_reserve = tern_ttm_io_mem_reserve,
+	.io_mem_pfn = tern_ttm_io_mem_pfn,
 };
 
 /* The TT manager: system memory has no addresses to hand out, only bytes. */
@@ -266,8 +391,11 @@ static void tern_ttm_fini(struct drm_device *drm, void *data)
 	/* BOs whose release waited for their fences go first. */
 	drain_workqueue(tdev->ttm.wq);
 
-	ttm_resource_manager_set_used(man, false);
 	/* Every BO, so every resource, is gone with the last file. */
+	if (tdev->local_mem_size)
+		tern_local_mgr_fini(tdev);
+
+	ttm_resource_manager_set_used(man, false);
 	drm_WARN_ON(drm, ttm_resource_manager_usage(man));
 	drm_WARN_ON(drm, atomic64_read(&tdev->system_bytes));
 	ttm_resource_manager_cleanup(man);
@@ -300,6 +428,17 @@ int tern_ttm_init(struct tern_device *tdev)
 	ttm_resource_manager_init(man, &tdev->ttm, totalram_pages());
 	ttm_set_driver_manager(&tdev->ttm, TTM_PL_TT, man);
 	ttm_resource_manager_set_used(man, true);
+
+	/* A device without local memory has no LOCAL manager. */
+	if (tdev->local_mem_size)
+		ret = tern_local_mgr_init(tdev);
+	if (ret) {
+		ttm_resource_manager_set_used(man, false);
+		ttm_resource_manager_cleanup(man);
+		ttm_set_driver_manager(&tdev->ttm, TTM_PL_TT, NULL);
+		ttm_device_fini(&tdev->ttm);
+		return ret;
+	}
 
 	return drmm_add_action_or_reset(drm, tern_ttm_fini, NULL);
 }

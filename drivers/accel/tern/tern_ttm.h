@@ -11,7 +11,11 @@ struct sg_table;
 struct tern_bo;
 struct tern_device;
 
+/* device-local memory, in TTM's memory type of device memory */
+#define TERN_PL_LOCAL	TTM_PL_VRAM
+
 extern struct ttm_placement tern_placement_system;
+extern struct ttm_placement tern_placement_local;
 extern struct ttm_placement tern_placement_tt;
 
 int tern_ttm_init(struct tern_device *tdev);

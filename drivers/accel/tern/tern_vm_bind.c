@@ -25,6 +25,7 @@
 #include "tern_device.h"
 #include "tern_drv.h"
 #include "tern_gem.h"
+#include "tern_local_mgr.h"
 #include "tern_pt.h"
 #include "tern_sync.h"
 #include "tern_vm.h"
@@ -125,7 +126,7 @@ struct tern_vm_update {
  *	undone)
  * @vm_bo: a map's entry of its BO in the VM, preallocated, until the map
  *	is applied
- * @sgt: the pages of a map's BO
+ * @backing: where the device reaches a map's BO, pinned
  * @pins: pins of @bo's pages the operation holds: its own, until the map
  *	makes the BO's first mapping in the VM, which hands it to the VM;
  *	plus the VM's, which an undo of the BO's last mapping hands back
@@ -153,7 +154,7 @@ struct tern_vm_op {
 	struct tern_bo *bo;
 	struct tern_vm_mapping *m;
 	struct drm_gpuvm_bo *vm_bo;
-	struct sg_table *sgt;
+	struct tern_bo_backing backing;
 	unsigned int pins;
 	bool applied;
 	u64 charge;
@@ -352,8 +353,10 @@ static int tern_vm_update_run(struct tern_vm *vm, struct tern_vm_update *u)
  * chunks of @vm->map_addrs, inside an open update whose tables are in its
  * pool: only a BO whose sg table is shorter than it (an exporter's bug)
  * fails, and then what was recorded is unmapped again in the same update.
+ * A BO in local memory is walked block by block.
  */
-static int tern_vm_map_pages(struct tern_vm *vm, struct sg_table *sgt, u64 va,
+static int tern_vm_map_pages(struct tern_vm *vm,
+			     const struct tern_bo_backing *backing, u64 va,
 			     u64 bo_offset, u64 range, u64 pte_flags)
 {
 	const unsigned int sub_per_page = PAGE_SIZE / TERN_PAGE_SIZE;
@@ -363,7 +366,27 @@ static int tern_vm_map_pages(struct tern_vm *vm, struct sg_table *sgt, u64 va,
 	struct sg_dma_page_iter it;
 	int ret = 0;
 
-	for_each_sgtable_dma_page(sgt, &it, bo_offset >> PAGE_SHIFT) {
+	if (!backing->sgt) {
+		struct tern_local_cursor c;
+
+		pte_flags |= TERN_PTE_LOCAL;
+		tern_local_first(&c, backing->local, bo_offset);
+		while (done < npages) {
+			n = min_t(u64, npages - done, TERN_VM_MAP_CHUNK);
+			for (sub = 0; sub < n; sub++) {
+				addrs[sub] = c.start;
+				tern_local_next(&c, TERN_PAGE_SIZE);
+			}
+			ret = tern_pt_map(&vm->pt, va + done * TERN_PAGE_SIZE,
+					  addrs, n, pte_flags);
+			if (ret)
+				goto err_unmap;
+			done += n;
+		}
+		return 0;
+	}
+
+	for_each_sgtable_dma_page(backing->sgt, &it, bo_offset >> PAGE_SHIFT) {
 		dma_addr_t addr = sg_page_iter_dma_address(&it);
 
 		for (; sub < sub_per_page && done + n < npages; sub++) {
@@ -735,7 +758,7 @@ static int tern_vm_op_record(struct tern_vm *vm, struct tern_vm_op *op)
 	} else {
 		before = op->pool.nr_spare + op->pool.nr_spare_leaves;
 		tern_pt_use_pool(&vm->pt, &op->pool);
-		ret = tern_vm_map_pages(vm, op->sgt, op->va, op->bo_offset,
+		ret = tern_vm_map_pages(vm, &op->backing, op->va, op->bo_offset,
 					op->range,
 					op->m->read_only ? 0 : TERN_PTE_WRITABLE);
 		tern_pt_use_pool(&vm->pt, NULL);
@@ -1114,15 +1137,22 @@ static int tern_vm_op_prepare(struct tern_vm *vm, struct tern_vm_op *op,
 		/* not worth allocating for what the budget refuses anyway */
 		if (tables > DRM_TERN_VM_MAX_TABLES)
 			return -ENOSPC;
-		op->sgt = tern_bo_pin(bo);
-		if (IS_ERR(op->sgt)) {
-			ret = PTR_ERR(op->sgt);
-			op->sgt = NULL;
-			return ret;
+		ret = tern_bo_pin(bo, &op->backing);
+		if (ret == -ENOSPC) {
+			/*
+			 * Local memory is full of pinned BOs: the LOCAL BOs
+			 * this address space unmapped are unpinned once
+			 * reaped, which may be under way.  Then they may go.
+			 */
+			flush_work(&vm->reap_work);
+			ret = tern_bo_pin(bo, &op->backing);
 		}
+		if (ret)
+			return ret;
 		op->pins = 1;
 		/* an exporter's sg table shorter than its BO: refused here */
-		if (WARN_ON_ONCE(tern_vm_sgt_bytes(op->sgt) <
+		if (op->backing.sgt &&
+		    WARN_ON_ONCE(tern_vm_sgt_bytes(op->backing.sgt) <
 				 args->bo_offset + args->range))
 			return -EINVAL;
 		ret = tern_pt_pool_fill(&vm->pt, &op->pool, tables, leaves);

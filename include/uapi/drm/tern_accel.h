@@ -989,9 +989,20 @@ struct drm_tern_wait {
  * enum drm_tern_bo_placement - where the memory of a BO lives
  * @DRM_TERN_BO_PLACEMENT_SYSTEM: system memory, reached by the device over
  *	PCI through the page tables
- * @DRM_TERN_BO_PLACEMENT_LOCAL: device-local memory.  Reserved: the driver
- *	cannot yet move BOs in and out of local memory, so creating one fails
- *	with -EOPNOTSUPP.  Once it can, this value keeps its meaning.
+ * @DRM_TERN_BO_PLACEMENT_LOCAL: device-local memory (interface 1.6;
+ *	before, creating one fails with -EOPNOTSUPP).  The BO is in local
+ *	memory whenever an address space maps it: the first map pages its
+ *	data in (or clears local memory for it) with the copy engine, and it
+ *	stays there, pinned, until its last mapping is gone and the jobs that
+ *	could reach it finished.  Then it may be paged out to system memory to
+ *	make room for another LOCAL BO, and its next map pages it back in.  A
+ *	map fails with -ENOSPC when local memory is full of BOs that are
+ *	mapped.  The CPU reaches it through mmap() wherever it is (in local
+ *	memory, write-combined through the device's BAR).  A dma-buf
+ *	attachment of another device needs it in system memory: it fails with
+ *	-EBUSY while the BO is mapped, and while attached, mapping the BO
+ *	fails with -EBUSY.  Later versions may evict mapped LOCAL BOs between
+ *	the jobs that use them; this value keeps its meaning.
  */
 enum drm_tern_bo_placement {
 	DRM_TERN_BO_PLACEMENT_SYSTEM = 0,
@@ -1012,8 +1023,10 @@ enum drm_tern_bo_placement {
  * DRM_IOCTL_GEM_CLOSE.
  *
  * Errors: -EINVAL flags or pad not 0, @size 0, or an unknown @placement;
- * -E2BIG @size above &drm_tern_get_info.max_bo_size; -EOPNOTSUPP
- * %DRM_TERN_BO_PLACEMENT_LOCAL; -ENOMEM; -ENODEV the device is gone.
+ * -E2BIG @size above &drm_tern_get_info.max_bo_size, or a LOCAL BO larger
+ * than &drm_tern_get_info.local_mem_size; -EOPNOTSUPP
+ * %DRM_TERN_BO_PLACEMENT_LOCAL on a device without local memory (or a
+ * driver before interface 1.6); -ENOMEM; -ENODEV the device is gone.
  */
 struct drm_tern_bo_create {
 	__u64 size;
@@ -1180,7 +1193,10 @@ enum drm_tern_vm_bind_op {
  * cuts, or a map that replaces: see %DRM_TERN_VM_MAX_MAPPINGS) or
  * %DRM_TERN_VM_MAX_TABLES page tables, or its BO (if not
  * mapped yet) above half of the system's memory in BOs mapped (nothing was
- * changed);
+ * changed), or its BO is LOCAL and local memory is full of LOCAL BOs that
+ * are mapped (interface 1.6);
+ * -EBUSY a LOCAL BO that a dma-buf attachment of another device holds in
+ * system memory;
  * -ENOMEM; -EINTR/-ERESTARTSYS a signal arrived while an unmap waited for
  * the jobs, or a call for the binds queued before it (nothing was
  * changed); -ENODEV the device is gone;

@@ -346,9 +346,12 @@ TERN_API const char *tern_fault_kind_name(uint32_t kind);
  * @dev: the device
  * @size: bytes, rounded up to the page size (4 KiB); at most
  *	&tern_device_info.max_bo_size
- * @flags: TERN_BO_* or 0.  TERN_BO_LOCAL asks for device-local memory,
- *	which the current driver refuses (-EOPNOTSUPP); TERN_BO_DEVICE_READ_ONLY
- *	maps the buffer read-only for the device (the CPU can still write it).
+ * @flags: TERN_BO_* or 0.  TERN_BO_LOCAL places the buffer in device-local
+ *	memory (driver interface 1.6): jobs run faster on it, the CPU reaches
+ *	it through the device's BAR (write-combined: slow to read); it stays
+ *	there while it exists, because the library keeps it mapped.
+ *	TERN_BO_DEVICE_READ_ONLY maps the buffer read-only for the device (the
+ *	CPU can still write it).
  * @bop: out: the buffer
  *
  * The buffer is zero-filled, mapped into the CPU (tern_bo_map()) and into
@@ -358,9 +361,11 @@ TERN_API const char *tern_fault_kind_name(uint32_t kind);
  * mapping is made before the call returns, after the binds of
  * tern_vm_bind() queued before it ran.
  *
- * Errors: -EINVAL size 0 or unknown flags; -E2BIG size above max_bo_size;
- * -EOPNOTSUPP TERN_BO_LOCAL; -ENOSPC no room left in the device address
- * space; -ENOMEM; -ENODEV the device is gone.
+ * Errors: -EINVAL size 0 or unknown flags; -E2BIG size above max_bo_size,
+ * or TERN_BO_LOCAL and above the local memory's size; -EOPNOTSUPP
+ * TERN_BO_LOCAL on a device without local memory or a driver before 1.6;
+ * -ENOSPC no room left in the device address space, or TERN_BO_LOCAL and
+ * local memory full of other buffers; -ENOMEM; -ENODEV the device is gone.
  */
 TERN_API int tern_bo_alloc(struct tern_device *dev, uint64_t size,
 			   uint32_t flags, struct tern_bo **bop);

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * bo_local: buffer objects in device-local memory (placement LOCAL).
+ *
+ * A LOCAL BO has no pages until it is used.  Written by the CPU first, it
+ * holds system pages; mapping it into the address space pages it in to
+ * local memory with a paging buffer (debugfs "memory": paging_in); a new
+ * one is cleared there (paging_clear).  Jobs reach it at the same VAs, the
+ * CPU through BAR2.  Once no address space maps it, TTM may page it out to
+ * system memory to make room for another LOCAL BO (paging_out), and the
+ * next map pages it back in.  Through every move the data is bit-exact:
+ * checked by the CPU and by jobs that copy it into a system BO.  When
+ * local memory is full of mapped LOCAL BOs, mapping one more is -ENOSPC
+ * and changes nothing; a LOCAL BO larger than local memory is -E2BIG at
+ * creation.  Closing everything gives all local memory back.
+ *
+ * tern-vm: timeout=120
+ */
+#include "core_test.h"
+
+#define MIB		(1024ull * 1024)
+#define L_SIZE		(1 * MIB)
+#define VA_L		0x10000000ull
+#define VA_S		0x20000000ull
+#define VA_BIG		0x40000000ull
+
+static long long mem_value(const char *key)
+{
+	char path[512], line[256];
+	size_t n = strlen(key);
+	long long v = -1;
+	FILE *f;
+
+	if (!core_debugfs_path("memory", path, sizeof(path)))
+		return -1;
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == ':')
+			v = strtoll(line + n + 1, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+/* "paging_<kind>: <jobs> jobs <bytes> bytes": the jobs */
+static long long paging_jobs(const char *kind)
+{
+	char path[512], line[256], key[64];
+	long long jobs = -1, bytes;
+	FILE *f;
+
+	snprintf(key, sizeof(key), "paging_%s: %%lld jobs %%lld bytes", kind);
+	if (!core_debugfs_path("memory", path, sizeof(path)))
+		return -1;
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, key, &jobs, &bytes) == 2)
+			break;
+	fclose(f);
+	return jobs;
+}
+
+static int bo_create_local(int fd, uint64_t size, uint32_t *handle)
+{
+	struct drm_tern_bo_create c = {
+		.size = size, .placement = DRM_TERN_BO_PLACEMENT_LOCAL,
+	};
+	int ret = mem_ioctl(fd, DRM_IOCTL_TERN_BO_CREATE, &c);
+
+	if (!ret)
+		*handle = c.handle;
+	return ret;
+}
+
+/* Run @ndw dwords on @ctx and wait: the fence's status (0 on success). */
+static int run(int fd, uint32_t ctx, const uint32_t *dw, uint32_t ndw)
+{
+	struct drm_tern_submit s;
+	int ret = submit(fd, ctx, dw, ndw, NULL, 0, 0, 0, &s), error = 0;
+
+	if (ret)
+		return ret;
+	ret = job_wait(fd, ctx, s.seqno, 10000, &error);
+	return ret ?: error;
+}
+
+/* A job copies L (at VA_L) to S; S must then hold @want in every word. */
+static bool device_reads(int fd, uint32_t ctx, volatile uint32_t *s,
+			 uint32_t (*want)(size_t))
+{
+	uint32_t dw[16], n = 0;
+	size_t i;
+
+	memset((void *)s, 0, L_SIZE);
+	pkt_copy(dw, &n, VA_L, VA_S, L_SIZE);
+	if (run(fd, ctx, dw, n))
+		return false;
+	for (i = 0; i < L_SIZE / 4; i++)
+		if (s[i] != want(i)) {
+			tap_diag("word %zu: 0x%08x, want 0x%08x", i, s[i], want(i));
+			return false;
+		}
+	return true;
+}
+
+static bool cpu_reads(volatile uint32_t *l, uint32_t (*want)(size_t))
+{
+	size_t i;
+
+	for (i = 0; i < L_SIZE / 4; i++)
+		if (l[i] != want(i)) {
+			tap_diag("word %zu: 0x%08x, want 0x%08x", i, l[i], want(i));
+			return false;
+		}
+	return true;
+}
+
+static uint32_t pattern(size_t i)
+{
+	return 0x9e3779b9u * (uint32_t)(i + 1);
+}
+
+static uint32_t filled(size_t i)
+{
+	return i < 4096 ? 0x5a5a0001u : pattern(i);
+}
+
+static uint32_t zero(size_t i)
+{
+	(void)i;
+	return 0;
+}
+
+int main(void)
+{
+	struct drm_tern_get_info info;
+	uint32_t ctx = 0, l = 0, s = 0, big[2] = { 0 }, extra = 0, zbo = 0, dw[16], n;
+	long long local0, in0, out0, clear0, local_size;
+	volatile uint32_t *lp, *sp, *zp;
+	uint64_t got, half;
+	size_t i;
+	int fd, ret;
+
+	tap_plan(27);
+	fd = open(TERN_TEST_NODE, O_RDWR);
+	if (!tap_ok(fd >= 0 && !core_get_info(fd, &info) &&
+		    !ctx_create(fd, DRM_TERN_PRIORITY_NORMAL, DRM_TERN_ENGINE_CLASS_COPY,
+				0, &ctx),
+		    "open the device, a copy context"))
+		return tap_exit_status();
+	local_size = mem_value("local_size");
+	local0 = mem_value("local_bytes");
+	in0 = paging_jobs("in");
+	out0 = paging_jobs("out");
+	clear0 = paging_jobs("clear");
+	tap_ok(local_size == (long long)info.local_mem_size && local_size >= 64 * (long long)MIB &&
+	       local0 == 0 && in0 >= 0 && out0 >= 0 && clear0 >= 0,
+	       "debugfs memory: %lld of %lld bytes of local memory used, paging counted",
+	       local0, local_size);
+
+	ret = bo_create_local(fd, info.local_mem_size + MIB, &l);
+	tap_ok(ret == -E2BIG, "a LOCAL BO larger than local memory: -E2BIG (%s)",
+	       strerror(-ret));
+
+	/* L: written by the CPU while it is still in system memory */
+	ret = bo_create_local(fd, L_SIZE, &l);
+	lp = ret ? NULL : bo_mmap(fd, l, &got);
+	if (!tap_ok(lp != NULL, "create a 1 MiB LOCAL BO and map it for the CPU"))
+		return tap_exit_status();
+	for (i = 0; i < L_SIZE / 4; i++)
+		lp[i] = pattern(i);
+	tap_ok(mem_value("local_bytes") == 0,
+	       "written by the CPU first, it is in system memory");
+
+	ret = bo_create(fd, L_SIZE, &s);
+	sp = ret ? NULL : bo_mmap(fd, s, &got);
+	if (!tap_ok(sp && !vm_map(fd, s, VA_S, 0, L_SIZE),
+		    "a SYSTEM BO S mapped for the device"))
+		return tap_exit_status();
+
+	ret = vm_map(fd, l, VA_L, 0, L_SIZE);
+	tap_ok(!ret && mem_value("local_bytes") == (long long)L_SIZE &&
+	       paging_jobs("in") == in0 + 1,
+	       "mapping L pages it in to local memory (%s, local %lld bytes, %lld paging in)",
+	       strerror(-ret), mem_value("local_bytes"), paging_jobs("in") - in0);
+	tap_ok(fdinfo_region_bytes(fd, "total", "local") == (long long)L_SIZE &&
+	       fdinfo_region_bytes(fd, "resident", "local") == (long long)L_SIZE,
+	       "fdinfo: drm-total-local and drm-resident-local count L (%lld, %lld)",
+	       fdinfo_region_bytes(fd, "total", "local"),
+	       fdinfo_region_bytes(fd, "resident", "local"));
+	tap_ok(cpu_reads(lp, pattern), "the CPU reads L in local memory, bit-exact");
+	tap_ok(device_reads(fd, ctx, sp, pattern),
+	       "a job copies L from local memory into S, bit-exact");
+
+	n = 0;
+	pkt_fill(dw, &n, VA_L, 16384, 0x5a5a0001u);
+	tap_ok(!run(fd, ctx, dw, n) && cpu_reads(lp, filled),
+	       "a job writes L in local memory; the CPU reads it through BAR2");
+
+	/* fill local memory with two mapped BOs: L, unmapped, must go out */
+	half = info.local_mem_size / 2;
+	tap_ok(!vm_unmap(fd, VA_L, L_SIZE), "unmap L: it stays in local memory");
+	ret = bo_create_local(fd, half, &big[0]) ?: bo_create_local(fd, half, &big[1]) ?:
+	      vm_map(fd, big[0], VA_BIG, 0, half);
+	tap_ok(!ret && paging_jobs("clear") >= clear0 + 1 && paging_jobs("out") == out0,
+	       "map a new %llu MiB LOCAL BO: cleared in local memory, nothing paged out (%s)",
+	       (unsigned long long)(half / MIB), strerror(-ret));
+	ret = vm_map(fd, big[1], VA_BIG + half, 0, half);
+	tap_ok(!ret && paging_jobs("out") >= out0 + 1,
+	       "map another: local memory is full, L is paged out (%s, %lld out)",
+	       strerror(-ret), paging_jobs("out") - out0);
+	tap_ok(cpu_reads(lp, filled), "the CPU reads L in system memory, bit-exact");
+	tap_ok(fdinfo_region_bytes(fd, "total", "local") == 2 * (long long)half &&
+	       fdinfo_region_bytes(fd, "resident", "memory") >= (long long)L_SIZE,
+	       "fdinfo: local memory holds the two big BOs, L is back in system memory");
+
+	ret = bo_create_local(fd, 2 * L_SIZE, &extra);
+	tap_ok(!ret, "a third LOCAL BO");
+	ret = vm_map(fd, extra, VA_L + 2 * L_SIZE, 0, 2 * L_SIZE);
+	tap_errno(ret, -ENOSPC, "mapping it while local memory is full of mapped BOs");
+	tap_ok(vm_unmap(fd, VA_L + 2 * L_SIZE, 2 * L_SIZE) == -ENOENT,
+	       "and nothing was mapped");
+
+	ret = vm_map(fd, l, VA_L, 0, L_SIZE);
+	tap_errno(ret, -ENOSPC, "nor can L come back in");
+	tap_ok(!vm_unmap(fd, VA_BIG + half, half), "unmap the second big BO");
+	in0 = paging_jobs("in");
+	ret = vm_map(fd, l, VA_L, 0, L_SIZE);
+	tap_ok(!ret && paging_jobs("in") == in0 + 1,
+	       "now L maps again, paged back in (%s)", strerror(-ret));
+	tap_ok(device_reads(fd, ctx, sp, filled) && cpu_reads(lp, filled),
+	       "after two moves, a job and the CPU read L bit-exact");
+
+	/* a new LOCAL BO never written reads as zeroes, from both sides */
+	ret = bo_create_local(fd, L_SIZE, &zbo);
+	zp = ret ? NULL : bo_mmap(fd, zbo, &got);
+	ret = zp ? vm_map(fd, zbo, VA_L + 8 * L_SIZE, 0, L_SIZE) : -ENOMEM;
+	n = 0;
+	memset((void *)sp, 0xff, L_SIZE);
+	pkt_copy(dw, &n, VA_L + 8 * L_SIZE, VA_S, L_SIZE);
+	tap_ok(!ret && !run(fd, ctx, dw, n) && cpu_reads(sp, zero) && cpu_reads(zp, zero),
+	       "a new LOCAL BO is cleared: zeroes for jobs and the CPU");
+
+	tap_ok(mem_value("paging_failures") == 0, "no paging buffer failed");
+
+	/* everything goes: local memory is all given back */
+	munmap((void *)lp, L_SIZE);
+	munmap((void *)zp, L_SIZE);
+	munmap((void *)sp, L_SIZE);
+	bo_close(fd, l);
+	bo_close(fd, zbo);
+	bo_close(fd, big[0]);
+	bo_close(fd, big[1]);
+	bo_close(fd, extra);
+	tap_ok(mem_value("local_bytes") > 0,
+	       "while the file lives, its mapped LOCAL BOs hold local memory");
+	close(fd);
+	for (i = 0; i < 100 && mem_value("local_bytes") != 0; i++)
+		usleep(100000);
+	tap_ok(mem_value("local_bytes") == 0, "closing the file gives local memory back (%lld)",
+	       mem_value("local_bytes"));
+	return tap_exit_status();
+}
