@@ -184,7 +184,7 @@ int main(void)
 		long before, with, after;
 		char *p;
 
-		before = tern_system_kb();
+		before = tern_system_quiet_kb();
 		bo_create(fd, 32 << 20, &big);
 		p = bo_mmap(fd, big, &got);
 		if (p) {

@@ -195,10 +195,37 @@ static inline long tern_memory_settled_kb(const char *key, long limit, int ms)
 	return kb;
 }
 
+/*
+ * tern_memory_kb(@key) once it stopped going down: the late frees of what
+ * came before (reap work, a job's release, TTM's delayed delete) are
+ * done, so a baseline taken with it neither fails a "grew by" check nor
+ * hides a leak of the same size.  At most @ms; the last value.
+ */
+static inline long tern_memory_quiet_kb(const char *key, int ms)
+{
+	long kb = tern_memory_kb(key), prev;
+	int i;
+
+	for (i = 0; i < ms / 200; i++) {
+		usleep(200000);
+		prev = kb;
+		kb = tern_memory_kb(key);
+		if (kb == prev)
+			break;
+	}
+	return kb;
+}
+
 /* The system memory of the tern devices' BOs in kB ("system_bytes"), or -1. */
 static inline long tern_system_kb(void)
 {
 	return tern_memory_kb("system_bytes");
+}
+
+/* tern_system_kb() once earlier frees are done (5 s at most): a baseline. */
+static inline long tern_system_quiet_kb(void)
+{
+	return tern_memory_quiet_kb("system_bytes", 5000);
 }
 
 /* tern_system_kb() once it is at most @limit, or after 10 s. */

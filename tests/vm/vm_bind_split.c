@@ -713,7 +713,7 @@ static void check_release(void)
 
 	pinned0 = pinned_base("release");
 	total0 = fdinfo_bytes(fd, "total");
-	sys0 = tern_system_kb();
+	sys0 = tern_system_quiet_kb();
 	if (!tap_ok(bo_new(fd, &e, size, 0xe1), "release: a 32 MiB BO E, filled from the CPU"))
 		return;
 	tap_errno(vm_map(fd, e.h, w, 0, size), 0, "release: map E whole");
@@ -767,7 +767,7 @@ static void check_release(void)
 	       sys2, sys0);
 
 	/* the handle closed while pieces are mapped: freed with the last piece */
-	sys0 = tern_system_kb();
+	sys0 = tern_system_quiet_kb();
 	if (!tap_ok(bo_new(fd, &e, size / 2, 0xe2), "release: a 16 MiB BO F"))
 		return;
 	munmap((void *)e.cpu, size / 2);

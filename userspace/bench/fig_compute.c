@@ -11,6 +11,12 @@
  * one byte (multiply-add, element) per ns divided by the device's
  * time-scale: a run lasts at least its modelled cost.
  * Results are checked bit for bit against the CPU in the first repetition.
+ *
+ * Each repetition also runs the same jobs on buffers in device-local
+ * memory (TERN_BO_LOCAL, interface 1.6), right after the system-memory
+ * run: "local driver" and "local device" are their rates, "local/system"
+ * the ratio of the two device rates of the repetition (the cost model
+ * makes a chunk whose data is all local four times cheaper).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -27,6 +33,7 @@ struct work {
 	const char *name, *unit;
 	uint32_t size;			/* bytes, or matrix side, or elements */
 	double amount;			/* per job, in unit */
+	uint32_t flags;			/* of tern_bo_alloc(): TERN_BO_LOCAL or 0 */
 	struct tern_bo *a, *b, *c;
 };
 
@@ -51,11 +58,11 @@ static int work_alloc(struct tern_device *dev, struct work *w)
 		w->amount = (double)n;
 		break;
 	}
-	ret = tern_bo_alloc(dev, abytes, 0, &w->a);
+	ret = tern_bo_alloc(dev, abytes, w->flags, &w->a);
 	if (!ret)
-		ret = tern_bo_alloc(dev, bbytes, 0, &w->b);
+		ret = tern_bo_alloc(dev, bbytes, w->flags, &w->b);
 	if (!ret)
-		ret = tern_bo_alloc(dev, cbytes, 0, &w->c);
+		ret = tern_bo_alloc(dev, cbytes, w->flags, &w->c);
 	if (ret)
 		tool_error(ret, "figure 6 buffers");
 	return ret;
@@ -148,8 +155,11 @@ static int work_cmd(struct tern_cmdbuf *cb, struct work *w)
 	}
 }
 
-static int work_run(struct bench *b, struct work *w, unsigned int jobs, bool check)
+/* Run @jobs jobs of @w; *@rate: the device's rate, per second. */
+static int work_run(struct bench *b, struct work *w, unsigned int jobs, bool check,
+		    double *rate)
 {
+	bool local = w->flags & TERN_BO_LOCAL;
 	struct tern_context_params p = {
 		.engine_class = w->kind == K_COPY ? TERN_ENGINE_COPY : TERN_ENGINE_COMPUTE,
 	};
@@ -190,10 +200,14 @@ static int work_run(struct bench *b, struct work *w, unsigned int jobs, bool che
 		goto out;
 	/* a fresh context: its busy time is these jobs' */
 	device_ns = (double)st.busy_ns;
-	bench_record(FIG, w->name, "driver", -1, w->unit, w->amount * jobs / wall_ns * 1e9);
-	bench_record(FIG, w->name, "device", -1, w->unit, w->amount * jobs / device_ns * 1e9);
-	bench_record(FIG, w->name, "model", -1, w->unit, 1e9 / b->dev_scale);
-	bench_record(FIG, w->name, "driver/device", -1, "x", device_ns / wall_ns);
+	*rate = w->amount * jobs / device_ns * 1e9;
+	bench_record(FIG, w->name, local ? "local driver" : "driver", -1, w->unit,
+		     w->amount * jobs / wall_ns * 1e9);
+	bench_record(FIG, w->name, local ? "local device" : "device", -1, w->unit, *rate);
+	if (!local) {
+		bench_record(FIG, w->name, "model", -1, w->unit, 1e9 / b->dev_scale);
+		bench_record(FIG, w->name, "driver/device", -1, "x", device_ns / wall_ns);
+	}
 	if (check)
 		ret = work_check(w, jobs);
 out:
@@ -215,13 +229,34 @@ int bench_fig_compute(struct bench *b)
 		  .size = b->quick ? 65536 : 1u << 20 },
 	};
 	unsigned int jobs = b->quick ? 2 : 8, rep, i;
+	double sys_rate, local_rate;
+	struct work l;
 	int ret = 0;
 
 	for (i = 0; i < sizeof(w) / sizeof(w[0]) && !ret; i++) {
+		l = w[i];
+		l.flags = TERN_BO_LOCAL;
 		ret = work_alloc(b->dev, &w[i]);
-		for (rep = 0; rep < b->reps && !ret; rep++)
-			ret = work_run(b, &w[i], jobs, rep == 0);
+		/* a driver before 1.6, or no local memory: no local series */
+		if (!ret && tern_device_info(b->dev)->local_mem_size &&
+		    tern_bo_alloc(b->dev, 4096, TERN_BO_LOCAL, &l.a) == 0) {
+			tern_bo_free(l.a);
+			ret = work_alloc(b->dev, &l);
+		} else {
+			l.a = NULL;
+		}
+		for (rep = 0; rep < b->reps && !ret; rep++) {
+			ret = work_run(b, &w[i], jobs, rep == 0, &sys_rate);
+			if (!ret && l.a) {
+				ret = work_run(b, &l, jobs, rep == 0, &local_rate);
+				if (!ret)
+					bench_record(FIG, w[i].name, "local/system", -1, "x",
+						     local_rate / sys_rate);
+			}
+		}
 		work_free(&w[i]);
+		if (l.a)
+			work_free(&l);
 	}
 	bench_log(b, "fig 6 done");
 	return ret;

@@ -41,12 +41,14 @@
  * - contexts: every context of the device with its state, counters and
  *   last fault;
  * - vms: every address space with its mappings and binds;
- * - memory: "bo_bytes" (the BOs created and not yet freed), "system_bytes"
- *   (the system pages allocated for the device's BOs, imported ones left
- *   out), "tt_bytes" (the BOs the device can reach in system memory, in
- *   %TTM_PL_TT), "local_bytes" and "local_size" (device-local memory used
- *   and in all), then per kind of paging buffer ("in", "out", "clear") the
- *   jobs run and bytes moved, failures and device time;
+ * - memory: "bos" (BOs not yet destroyed, imported and kernel-owned ones
+ *   included), "bo_bytes" (the BOs created and not yet freed),
+ *   "system_bytes" (the system pages allocated for the device's BOs,
+ *   imported ones left out), "tt_bytes" (the BOs in %TTM_PL_TT: their
+ *   pages are mapped for the device, pinned or not), "local_bytes" and
+ *   "local_size" (device-local memory used and in all), then per kind of
+ *   paging buffer ("in", "out", "clear") the jobs run and bytes moved,
+ *   failures and device time;
  * - sched_policy (rw): "fair", "fifo" or "drmfair"; writing one switches
  *   every engine at its next decision;
  * - quantum_us, starve_ms (rw): the policy's time slice and starvation
@@ -119,6 +121,7 @@ static int tern_debugfs_memory(struct seq_file *m, void *data)
 	struct drm_printer p = drm_seq_file_printer(m);
 	struct ttm_resource_manager *local;
 
+	drm_printf(&p, "bos: %d\n", atomic_read(&tdev->bos));
 	drm_printf(&p, "bo_bytes: %lld\n", atomic64_read(&tdev->bo_bytes));
 	drm_printf(&p, "system_bytes: %lld\n",
 		   atomic64_read(&tdev->system_bytes));

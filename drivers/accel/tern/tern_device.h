@@ -91,6 +91,8 @@
  *	(sysfs tern_memory_utilization)
  * @system_bytes: bytes of system pages allocated for the device's BOs
  *	(tern_ttm.c; debugfs memory)
+ * @bos: BOs of the device not yet destroyed, imported and kernel-owned
+ *	ones included (debugfs memory)
  * @ttm: the memory manager's device (tern_ttm.c)
  * @tt_mgr: TTM's manager of %TTM_PL_TT, system memory the device reaches
  * @paging: the paging buffers (tern_paging.c)
@@ -138,6 +140,7 @@ struct tern_device {
 	struct tern_raw_nop *raw_nop;
 	atomic64_t bo_bytes;
 	atomic64_t system_bytes;
+	atomic_t bos;
 	struct ttm_device ttm;
 	struct ttm_resource_manager tt_mgr;
 	struct tern_paging paging;

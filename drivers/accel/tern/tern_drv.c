@@ -484,6 +484,8 @@ static void tern_remove(struct pci_dev *pdev)
 			 atomic_read(&tdev->releasing_contexts));
 	/* the page tables of address spaces that open files still hold */
 	tern_vm_unplug(tdev);
+	/* no paging buffer runs after drm_dev_unplug(): their memory goes */
+	tern_paging_unplug(tdev);
 	/* devcoredump snapshots still being formatted */
 	flush_workqueue(tdev->dump_wq);
 }

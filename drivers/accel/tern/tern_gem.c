@@ -106,21 +106,37 @@ void tern_gem_show_memory_stats(struct drm_printer *p, struct drm_file *file)
 
 static void tern_gem_free(struct drm_gem_object *obj)
 {
+	struct ttm_buffer_object *tbo = &to_tern_bo(obj)->tbo;
+
+	/* every pin holds a reference: a pin left now is a leak */
+	drm_WARN_ON(obj->dev, tbo->pin_count);
+	/*
+	 * An import lets go of the exporter's pages now: nothing can reach
+	 * them any more.  Doing it here, not when TTM destroys the BO,
+	 * keeps the dma-buf's reservation lock out of TTM's paths.
+	 */
+	if (obj->import_attach) {
+		drm_prime_gem_destroy(obj, tbo->sg);
+		obj->import_attach = NULL;
+	}
 	/* CPU mappings hold TTM references of their own. */
-	ttm_bo_put(&to_tern_bo(obj)->tbo);
+	ttm_bo_put(tbo);
 }
 
 static void tern_bo_destroy(struct ttm_buffer_object *tbo)
 {
 	struct tern_bo *bo = to_tern_bo(&tbo->base);
 
+	struct tern_device *tdev = to_tern_device(tbo->base.dev);
+
 	if (bo->accounted)
-		atomic64_sub(tbo->base.size,
-			     &to_tern_device(tbo->base.dev)->bo_bytes);
-	if (tbo->base.import_attach)
-		drm_prime_gem_destroy(&tbo->base, tbo->sg);
+		atomic64_sub(tbo->base.size, &tdev->bo_bytes);
+	atomic_dec(&tdev->bos);
 	drm_gem_object_release(&tbo->base);
 	mutex_destroy(&bo->gpuva_lock);
+	/* the shared reservation object lived until here */
+	if (bo->import_dmabuf)
+		dma_buf_put(bo->import_dmabuf);
 	kfree(bo);
 }
 
@@ -130,7 +146,11 @@ static void tern_bo_destroy(struct ttm_buffer_object *tbo)
  */
 static int tern_bo_pin_locked(struct tern_bo *bo)
 {
-	struct ttm_operation_ctx ctx = { .interruptible = true };
+	/* a pin that does not fit fails, rather than wake the OOM killer */
+	struct ttm_operation_ctx ctx = {
+		.interruptible = true,
+		.gfp_retry_mayfail = true,
+	};
 	bool local = bo->placement == DRM_TERN_BO_PLACEMENT_LOCAL;
 	int ret;
 
@@ -153,7 +173,10 @@ static int tern_bo_pin_locked(struct tern_bo *bo)
  */
 static int tern_gem_pin(struct drm_gem_object *obj)
 {
-	struct ttm_operation_ctx ctx = { .interruptible = true };
+	struct ttm_operation_ctx ctx = {
+		.interruptible = true,
+		.gfp_retry_mayfail = true,
+	};
 	struct tern_bo *bo = to_tern_bo(obj);
 	int ret;
 
@@ -180,6 +203,7 @@ static struct sg_table *tern_gem_get_sg_table(struct drm_gem_object *obj)
 {
 	struct ttm_buffer_object *tbo = &to_tern_bo(obj)->tbo;
 
+	dma_resv_assert_held(obj->resv);
 	if (WARN_ON(!tbo->ttm || !ttm_tt_is_populated(tbo->ttm)))
 		return ERR_PTR(-EINVAL);
 	return drm_prime_pages_to_sg(obj->dev, tbo->ttm->pages,
@@ -241,11 +265,23 @@ static vm_fault_t tern_gem_fault(struct vm_fault *vmf)
 	return ret;
 }
 
+/* ptrace and /proc/<pid>/mem: no write through a mapping that cannot write */
+static int tern_gem_access(struct vm_area_struct *vma, unsigned long addr,
+			   void *buf, int len, int write)
+{
+	struct ttm_buffer_object *tbo = vma->vm_private_data;
+
+	if (write && (to_tern_bo(&tbo->base)->cpu_read_only ||
+		      !(vma->vm_flags & VM_WRITE)))
+		return -EACCES;
+	return ttm_bo_vm_access(vma, addr, buf, len, write);
+}
+
 static const struct vm_operations_struct tern_gem_vm_ops = {
 	.fault = tern_gem_fault,
 	.open = ttm_bo_vm_open,
 	.close = ttm_bo_vm_close,
-	.access = ttm_bo_vm_access,
+	.access = tern_gem_access,
 };
 
 static const struct drm_gem_object_funcs tern_gem_funcs = {
@@ -263,36 +299,48 @@ static const struct drm_gem_object_funcs tern_gem_funcs = {
 };
 
 /*
- * A new BO in SYSTEM (no pages yet), or an imported one in TT; reserved on
- * return when @resv is given (it must be locked), unreserved otherwise.
+ * A new BO in SYSTEM (no pages yet), unreserved; or one imported from
+ * @dmabuf, whose reference it takes over (dropped on failure too), in TT,
+ * sharing the dma-buf's reservation object, which must be locked and stays
+ * so.  @size is rounded up to whole CPU pages.
  */
 static struct tern_bo *tern_bo_create(struct drm_device *dev, size_t size,
 				      enum ttm_bo_type type,
-				      struct sg_table *sg, struct dma_resv *resv)
+				      struct sg_table *sg,
+				      struct dma_buf *dmabuf)
 {
 	struct tern_device *tdev = to_tern_device(dev);
-	struct ttm_operation_ctx ctx = { .interruptible = true };
+	struct ttm_operation_ctx ctx = {
+		.interruptible = true,
+		.gfp_retry_mayfail = true,
+	};
 	struct tern_bo *bo;
 	int ret;
 
 	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
-	if (!bo)
+	if (!bo) {
+		if (dmabuf)
+			dma_buf_put(dmabuf);
 		return ERR_PTR(-ENOMEM);
+	}
 
 	bo->placement = DRM_TERN_BO_PLACEMENT_SYSTEM;
+	bo->import_dmabuf = dmabuf;
 	bo->tbo.base.funcs = &tern_gem_funcs;
-	drm_gem_private_object_init(dev, &bo->tbo.base, size);
+	drm_gem_private_object_init(dev, &bo->tbo.base, PAGE_ALIGN(size));
 	mutex_init(&bo->gpuva_lock);
 	drm_gem_gpuva_set_lock(&bo->tbo.base, &bo->gpuva_lock);
+	atomic_inc(&tdev->bos);
 
 	/* On failure TTM calls tern_bo_destroy(). */
 	ret = ttm_bo_init_reserved(&tdev->ttm, &bo->tbo, type,
 				   type == ttm_bo_type_sg ? &tern_placement_tt :
 							    &tern_placement_system,
-				   0, &ctx, sg, resv, tern_bo_destroy);
+				   0, &ctx, sg, dmabuf ? dmabuf->resv : NULL,
+				   tern_bo_destroy);
 	if (ret)
 		return ERR_PTR(ret);
-	if (!resv)
+	if (!dmabuf)
 		ttm_bo_unreserve(&bo->tbo);
 	return bo;
 }
@@ -313,13 +361,18 @@ tern_gem_prime_import_sg_table(struct drm_device *dev,
 			       struct dma_buf_attachment *attach,
 			       struct sg_table *sgt)
 {
-	struct dma_resv *resv = attach->dmabuf->resv;
+	struct dma_buf *dmabuf = attach->dmabuf;
 	struct tern_bo *bo;
 
-	dma_resv_lock(resv, NULL);
-	bo = tern_bo_create(dev, PAGE_ALIGN(attach->dmabuf->size),
-			    ttm_bo_type_sg, sgt, resv);
-	dma_resv_unlock(resv);
+	/*
+	 * The BO shares the dma-buf's reservation object until TTM destroyed
+	 * it, which may be after the import failed or the attachment went:
+	 * it holds the dma-buf until then.
+	 */
+	get_dma_buf(dmabuf);
+	dma_resv_lock(dmabuf->resv, NULL);
+	bo = tern_bo_create(dev, dmabuf->size, ttm_bo_type_sg, sgt, dmabuf);
+	dma_resv_unlock(dmabuf->resv);
 	return IS_ERR(bo) ? ERR_CAST(bo) : tern_bo_obj(bo);
 }
 
@@ -360,8 +413,7 @@ int tern_bo_create_ioctl(struct drm_device *dev, void *data, struct drm_file *fi
 		return -ENODEV;
 
 	/* Rounds the size up to whole CPU pages (a multiple of 4 KiB). */
-	bo = tern_bo_create(dev, PAGE_ALIGN(args->size), ttm_bo_type_device,
-			    NULL, NULL);
+	bo = tern_bo_create(dev, args->size, ttm_bo_type_device, NULL, NULL);
 	if (IS_ERR(bo)) {
 		ret = PTR_ERR(bo);
 		goto out_exit;

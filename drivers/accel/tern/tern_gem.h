@@ -12,6 +12,7 @@
 #include <drm/ttm/ttm_bo.h>
 
 struct drm_device;
+struct dma_buf;
 struct dma_buf_attachment;
 struct drm_file;
 struct drm_printer;
@@ -25,6 +26,8 @@ struct sg_table;
  *	and unpopulate callbacks, read without a lock by fdinfo)
  * @in_local: it is in device-local memory (written by the move callback,
  *	read without a lock by fdinfo)
+ * @import_dmabuf: for an imported BO, a reference on the dma-buf, whose
+ *	reservation object the BO shares until TTM destroyed it
  * @accounted: created by DRM_IOCTL_TERN_BO_CREATE and counted in
  *	&tern_device.bo_bytes until freed
  * @cpu_read_only: the process may map it for reading only (a kernel-owned
@@ -40,6 +43,7 @@ struct tern_bo {
 	u32 placement;
 	bool populated;
 	bool in_local;
+	struct dma_buf *import_dmabuf;
 	bool accounted;
 	bool cpu_read_only;
 	struct mutex gpuva_lock; /* see above */

@@ -44,23 +44,40 @@
 /* clears copy from this many bytes of zeroes at a time */
 #define TERN_PAGING_ZEROES	SZ_64K
 
+/**
+ * tern_paging_unplug() - free what the paging buffers need, at PCI remove
+ * @tdev: the device, unplugged: no paging buffer runs any more
+ *
+ * Coherent memory goes before remove returns, while the device (and its
+ * IOMMU domain) still exists.  Idempotent.
+ */
+void tern_paging_unplug(struct tern_device *tdev)
+{
+	struct tern_paging *pg = &tdev->paging;
+	struct device *dev = tdev->drm.dev;
+
+	if (pg->zeroes)
+		dma_free_coherent(dev, TERN_PAGING_ZEROES, pg->zeroes,
+				  pg->zeroes_dma);
+	if (pg->null_root)
+		dma_free_coherent(dev, TERN_PAGE_SIZE, pg->null_root,
+				  pg->null_root_dma);
+	pg->zeroes = NULL;
+	pg->null_root = NULL;
+}
+
+/* A probe that failed, or a device released without remove. */
 static void tern_paging_fini(struct drm_device *drm, void *data)
 {
-	struct tern_device *tdev = to_tern_device(drm);
-	struct tern_paging *pg = &tdev->paging;
-
-	dma_free_coherent(drm->dev, TERN_PAGING_ZEROES, pg->zeroes,
-			  pg->zeroes_dma);
-	dma_free_coherent(drm->dev, TERN_PAGE_SIZE, pg->null_root,
-			  pg->null_root_dma);
+	tern_paging_unplug(to_tern_device(drm));
 }
 
 /**
  * tern_paging_init() - what the paging buffers need
  * @tdev: the device
  *
- * Freed when the DRM device is released: every BO, so every move, is gone
- * by then.
+ * Freed at PCI remove (tern_paging_unplug()), or when the DRM device is
+ * released if probing failed.
  *
  * Return: 0 or -ENOMEM.
  */

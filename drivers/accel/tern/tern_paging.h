@@ -52,6 +52,7 @@ struct tern_paging {
 };
 
 int tern_paging_init(struct tern_device *tdev);
+void tern_paging_unplug(struct tern_device *tdev);
 int tern_paging_copy(struct tern_device *tdev, struct sg_table *sys,
 		     struct ttm_resource *local, u64 size,
 		     enum tern_paging_kind kind);

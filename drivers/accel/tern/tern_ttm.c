@@ -202,18 +202,21 @@ struct sg_table *tern_ttm_dma_map(struct tern_bo *bo)
 	struct ttm_buffer_object *tbo = &bo->tbo;
 
 	dma_resv_assert_held(tbo->base.resv);
+	/* an import's pages are mapped by its attachment, not here */
 	if (WARN_ON(!tbo->resource || tbo->resource->mem_type != TTM_PL_TT ||
-		    !tbo->ttm || !ttm_tt_is_populated(tbo->ttm)))
+		    !tbo->ttm || !ttm_tt_is_populated(tbo->ttm) ||
+		    tbo->ttm->page_flags & TTM_TT_FLAG_EXTERNAL))
 		return ERR_PTR(-EINVAL);
-	if (tbo->ttm->page_flags & TTM_TT_FLAG_EXTERNAL)
-		return tbo->sg;
 	return tern_tt_dma_map(tbo->base.dev, to_tern_tt(tbo->ttm));
 }
 
 static bool tern_ttm_eviction_valuable(struct ttm_buffer_object *tbo,
 				       const struct ttm_place *place)
 {
-	/* A BO the device may use is pinned: TTM never asks for those. */
+	/*
+	 * A BO the device may use is pinned: TTM's eviction and swap-out
+	 * walks skip those themselves.
+	 */
 	return ttm_bo_eviction_valuable(tbo, place);
 }
 
@@ -388,19 +391,23 @@ static void tern_ttm_fini(struct drm_device *drm, void *data)
 	struct tern_device *tdev = to_tern_device(drm);
 	struct ttm_resource_manager *man = &tdev->tt_mgr;
 
-	/* BOs whose release waited for their fences go first. */
-	drain_workqueue(tdev->ttm.wq);
+	/*
+	 * First, with the managers still there: it waits for TTM's walks
+	 * and runs the delayed destruction of the BOs whose release waited
+	 * for their fences.
+	 */
+	ttm_device_fini(&tdev->ttm);
 
-	/* Every BO, so every resource, is gone with the last file. */
+	/* Every BO is gone with the last file: anything left is a leak. */
+	drm_WARN_ON(drm, atomic_read(&tdev->bos));
+	drm_WARN_ON(drm, atomic64_read(&tdev->bo_bytes));
+	drm_WARN_ON(drm, atomic64_read(&tdev->system_bytes));
 	if (tdev->local_mem_size)
 		tern_local_mgr_fini(tdev);
-
 	ttm_resource_manager_set_used(man, false);
 	drm_WARN_ON(drm, ttm_resource_manager_usage(man));
-	drm_WARN_ON(drm, atomic64_read(&tdev->system_bytes));
 	ttm_resource_manager_cleanup(man);
 	ttm_set_driver_manager(&tdev->ttm, TTM_PL_TT, NULL);
-	ttm_device_fini(&tdev->ttm);
 }
 
 /**

@@ -1229,8 +1229,9 @@ static int tern_vm_bind_add_users(struct tern_vm *vm, struct tern_vm_bind *bind,
  * @out: out-syncs, looked up
  * @out_count: entries
  * @users: unmaps also wait for the jobs that listed the BOs they unmap
- * @alone: queue it only if no other bind is queued (else -EBUSY), so that
- *	it waits for nothing but itself
+ * @alone: queue it only if no other bind is queued (else -EINPROGRESS,
+ *	which only this internal retry sees: an operation may fail with
+ *	-EBUSY of its own), so that it waits for nothing but itself
  * @reap: the caller waits for the bind and reaps its garbage itself
  * @error_index: out: the operation refused, or @count if the error is not
  *	one operation's
@@ -1374,7 +1375,7 @@ static int tern_vm_bind_queue(struct tern_vm *vm, struct tern_vm_bind_args *a,
 	else if (vm->error)
 		ret = vm->error;
 	else if (a->alone && !tern_vm_binds_idle(vm))
-		ret = -EBUSY;
+		ret = -EINPROGRESS;
 	else if (a->count > DRM_TERN_VM_BIND_QUEUE_MAX - vm->queued_ops)
 		ret = -EAGAIN;
 	for (i = 0; !ret && i < a->count; i++) {
@@ -1578,7 +1579,7 @@ static int tern_vm_bind_wait(struct tern_vm *vm, struct tern_vm_bind_args *a)
 		}
 		ret = tern_vm_bind_queue(vm, a, &bind);
 		drm_dev_exit(idx);
-		if (ret != -EBUSY)
+		if (ret != -EINPROGRESS)
 			break;
 	}
 	if (ret)

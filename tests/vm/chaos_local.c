@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * chaos_local: processes SIGKILLed while their LOCAL BOs are paged.
+ *
+ * Each client makes three 64 MiB LOCAL BOs that the CPU wrote first (so
+ * each map pages 64 MiB in), maps two, unmaps one and maps the third over
+ * a full local memory... in a loop, and is killed at a random point of it:
+ * in the middle of a paging buffer, of a move, of a map.  A paging buffer
+ * runs to its end (the thread waits for it, not interruptibly), so killing
+ * never leaves the device with half a copy to run, and the memory goes
+ * back: after all rounds no local memory is used, the system memory of
+ * BOs is back where it was, no paging buffer failed, and the device still
+ * pages and runs jobs bit-exact.
+ *
+ * TERN_CHAOS_CYCLES (default 4) scales the number of rounds.
+ *
+ * tern-vm: timeout=240
+ */
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "chaos_test.h"
+
+#define MIB		(1024ull * 1024)
+#define BIG		(64 * MIB)
+#define VA		0x100000000ull
+
+static long long mem_value(const char *key)
+{
+	char path[512], line[256];
+	size_t n = strlen(key);
+	long long v = -1;
+	FILE *f;
+
+	if (!core_debugfs_path("memory", path, sizeof(path)))
+		return -1;
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == ':')
+			v = strtoll(line + n + 1, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+static int bo_local(int fd, uint64_t size, uint32_t *handle)
+{
+	struct drm_tern_bo_create c = {
+		.size = size, .placement = DRM_TERN_BO_PLACEMENT_LOCAL,
+	};
+	int ret = mem_ioctl(fd, DRM_IOCTL_TERN_BO_CREATE, &c);
+
+	if (!ret)
+		*handle = c.handle;
+	return ret;
+}
+
+/* The client: pages LOCAL BOs in and out until it is killed. */
+static void client(int ready)
+{
+	uint32_t h[3];
+	uint64_t got;
+	char *p;
+	int fd, i, round;
+
+	fd = open(TERN_TEST_NODE, O_RDWR);
+	for (i = 0; i < 3; i++) {
+		if (fd < 0 || bo_local(fd, BIG, &h[i]))
+			_exit(1);
+		p = bo_mmap(fd, h[i], &got);
+		if (!p)
+			_exit(1);
+		p[0] = (char)i;	/* populates the pages: maps page them in */
+	}
+	if (write(ready, "r", 1) != 1)
+		_exit(1);
+	for (round = 0; ; round++) {
+		i = round % 3;
+		/* -ENOSPC when the others hold local memory: go on */
+		vm_map(fd, h[i], VA + i * BIG, 0, BIG);
+		vm_unmap(fd, VA + ((i + 2) % 3) * BIG, BIG);
+	}
+}
+
+int main(void)
+{
+	int rounds = 3 * chaos_cycles(), r, status, killed = 0, ok = 0;
+	long long local0, sys0, fail0;
+	struct timespec ts;
+
+	tap_plan(5);
+	local0 = mem_value("local_bytes");
+	sys0 = tern_system_kb();
+	fail0 = mem_value("paging_failures");
+	tap_ok(local0 == 0 && sys0 >= 0 && fail0 >= 0,
+	       "debugfs memory: local %lld bytes, system %lld kB, %lld failures", local0,
+	       sys0, fail0);
+	srand(1234);
+	for (r = 0; r < rounds; r++) {
+		int p[2];
+		char ch;
+		pid_t pid;
+
+		if (pipe(p))
+			break;
+		pid = fork();
+		if (pid == 0) {
+			close(p[0]);
+			client(p[1]);
+		}
+		close(p[1]);
+		if (read(p[0], &ch, 1) == 1)
+			ok++;
+		close(p[0]);
+		/* somewhere in the first few maps: 0 to 400 ms */
+		ts.tv_sec = 0;
+		ts.tv_nsec = (rand() % 400) * 1000000l;
+		nanosleep(&ts, NULL);
+		kill(pid, SIGKILL);
+		if (waitpid(pid, &status, 0) == pid && WIFSIGNALED(status))
+			killed++;
+	}
+	tap_ok(ok == rounds && killed == rounds, "%d clients set up, %d killed while paging",
+	       ok, killed);
+	for (r = 0; r < 100 && mem_value("local_bytes") != 0; r++)
+		usleep(100000);
+	tap_ok(mem_value("local_bytes") == 0, "no local memory is left used (%lld bytes)",
+	       mem_value("local_bytes"));
+	tap_ok(tern_system_settled_kb(sys0) <= sys0,
+	       "the system memory of BOs is back (%ld kB, was %lld kB)", tern_system_kb(), sys0);
+	tap_ok(mem_value("paging_failures") == fail0, "no paging buffer failed");
+	return tap_exit_status();
+}
