@@ -118,8 +118,9 @@ int main(void)
 	pid_t pid;
 
 	ret = run("tern-info", out, sizeof(out));
-	tap_ok(ret == 0 && strstr(out, "engines") && strstr(out, "device clock"),
-	       "tern-info describes the device (exit %d)", ret);
+	tap_ok(ret == 0 && strstr(out, "engines") && strstr(out, "device clock") &&
+	       strstr(out, "MiB in use"),
+	       "tern-info describes the device, local memory in use too (exit %d)", ret);
 	ret = run("tern-saxpy -n 200000 -a -0.75", out, sizeof(out));
 	tap_ok(ret == 0 && strstr(out, "matches the CPU"), "tern-saxpy: %.*s",
 	       (int)strcspn(out, "\n"), out);

@@ -33,10 +33,32 @@ static const char *class_name(uint32_t c)
 	return c == TERN_ENGINE_COMPUTE ? "compute" : c == TERN_ENGINE_COPY ? "copy" : "unknown";
 }
 
+/* Bytes of local memory in use (sysfs tern_local_memory_used); false if unknown. */
+static bool local_used(const struct tern_device_info *i, double *used)
+{
+	char path[256];
+	unsigned long long v;
+	bool ok;
+	FILE *f;
+
+	if (!i->pci_slot[0])
+		return false;
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/tern_local_memory_used",
+		 i->pci_slot);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	ok = fscanf(f, "%llu", &v) == 1;
+	fclose(f);
+	*used = (double)v;
+	return ok;
+}
+
 static int show(struct tern_device *dev)
 {
 	const struct tern_device_info *i = tern_device_info(dev);
 	uint64_t clock;
+	double used;
 	unsigned int e;
 	int ret;
 
@@ -53,7 +75,10 @@ static int show(struct tern_device *dev)
 	       i->compute_engine_count, i->engine_count - i->compute_engine_count);
 	for (e = 0; e < i->engine_count && e < TERN_DEVICE_MAX_ENGINES; e++)
 		printf("    engine %u      %s\n", e, class_name(i->engine_class[e]));
-	printf("  local memory    %" PRIu64 " MiB\n", i->local_mem_size >> 20);
+	printf("  local memory    %" PRIu64 " MiB", i->local_mem_size >> 20);
+	if (local_used(i, &used))
+		printf(", %.1f MiB in use", used / 1048576.0);
+	printf("\n");
 	printf("  largest buffer  %" PRIu64 " MiB\n", i->max_bo_size >> 20);
 	printf("  address space   %u-bit\n", i->va_bits);
 	printf("  TLB             %u entries per engine\n", i->tlb_entries);

@@ -11,6 +11,7 @@
 
 #include "tern_device.h"
 #include "tern_sysfs.h"
+#include "tern_ttm.h"
 
 /**
  * DOC: sysfs
@@ -160,6 +161,19 @@ static ssize_t tern_memory_utilization_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(tern_memory_utilization);
 
+static ssize_t tern_local_memory_used_show(struct device *dev,
+					   struct device_attribute *attr,
+					   char *buf)
+{
+	struct tern_device *tdev = to_tdev(dev);
+	struct ttm_resource_manager *man;
+
+	man = ttm_manager_type(&tdev->ttm, TERN_PL_LOCAL);
+	return sysfs_emit(buf, "%llu\n",
+			  man ? ttm_resource_manager_usage(man) : 0ull);
+}
+static DEVICE_ATTR_RO(tern_local_memory_used);
+
 static struct attribute *tern_sysfs_attrs[] = {
 	&dev_attr_tern_busy_time_us.attr,
 	&dev_attr_tern_engine_busy_time_us.attr,
@@ -169,6 +183,7 @@ static struct attribute *tern_sysfs_attrs[] = {
 	&dev_attr_tern_sched_quantum_us.attr,
 	&dev_attr_tern_sched_starve_ms.attr,
 	&dev_attr_tern_memory_utilization.attr,
+	&dev_attr_tern_local_memory_used.attr,
 	NULL,
 };
 
