@@ -140,11 +140,11 @@ int main(void)
 	uint32_t ctx = 0, l = 0, s = 0, big[2] = { 0 }, extra = 0, zbo = 0, dw[16], n;
 	long long local0, in0, out0, clear0, local_size;
 	volatile uint32_t *lp, *sp, *zp;
-	uint64_t got, half;
+	uint64_t got, half, zsize = 0;
 	size_t i;
 	int fd, ret;
 
-	tap_plan(27);
+	tap_plan(28);
 	fd = open(TERN_TEST_NODE, O_RDWR);
 	if (!tap_ok(fd >= 0 && !core_get_info(fd, &info) &&
 		    !ctx_create(fd, DRM_TERN_PRIORITY_NORMAL, DRM_TERN_ENGINE_CLASS_COPY,
@@ -234,25 +234,45 @@ int main(void)
 	tap_ok(device_reads(fd, ctx, sp, filled) && cpu_reads(lp, filled),
 	       "after two moves, a job and the CPU read L bit-exact");
 
-	/* a new LOCAL BO never written reads as zeroes, from both sides */
-	ret = bo_create_local(fd, L_SIZE, &zbo);
+	/*
+	 * A new LOCAL BO never written reads as zeroes, from both sides,
+	 * even where another BO left data: the first big BO, which jobs
+	 * fill whole with a pattern, then freed; the new one is as large as
+	 * all local memory L leaves, so it has all that BO's blocks.
+	 */
+	n = 0;
+	pkt_fill(dw, &n, VA_BIG, (uint32_t)half, 0xdeadbeefu);
+	ret = run(fd, ctx, dw, n);
+	tap_ok(!ret && !vm_unmap(fd, VA_BIG, half) && !bo_close(fd, big[0]),
+	       "a job fills the first big BO with 0xdeadbeef, which is freed (%s)",
+	       strerror(-ret));
+	big[0] = 0;
+	clear0 = paging_jobs("clear");
+	zsize = info.local_mem_size - L_SIZE;
+	ret = bo_create_local(fd, zsize, &zbo);
 	zp = ret ? NULL : bo_mmap(fd, zbo, &got);
-	ret = zp ? vm_map(fd, zbo, VA_L + 8 * L_SIZE, 0, L_SIZE) : -ENOMEM;
+	ret = zp ? vm_map(fd, zbo, VA_BIG, 0, zsize) : -ENOMEM;
+	for (i = 0; !ret && i < zsize / 4; i += 1024)	/* a word per 4 KiB */
+		if (zp[i]) {
+			tap_diag("word %zu of the new BO: 0x%08x", i, zp[i]);
+			ret = -EIO;
+		}
 	n = 0;
 	memset((void *)sp, 0xff, L_SIZE);
-	pkt_copy(dw, &n, VA_L + 8 * L_SIZE, VA_S, L_SIZE);
-	tap_ok(!ret && !run(fd, ctx, dw, n) && cpu_reads(sp, zero) && cpu_reads(zp, zero),
-	       "a new LOCAL BO is cleared: zeroes for jobs and the CPU");
+	pkt_copy(dw, &n, VA_BIG + half, VA_S, L_SIZE);
+	tap_ok(!ret && paging_jobs("clear") == clear0 + 1 && !run(fd, ctx, dw, n) &&
+	       cpu_reads(sp, zero),
+	       "a new LOCAL BO over that memory is cleared: zeroes for the CPU and jobs (%s)",
+	       strerror(-ret));
 
 	tap_ok(mem_value("paging_failures") == 0, "no paging buffer failed");
 
 	/* everything goes: local memory is all given back */
 	munmap((void *)lp, L_SIZE);
-	munmap((void *)zp, L_SIZE);
+	munmap((void *)zp, zsize);
 	munmap((void *)sp, L_SIZE);
 	bo_close(fd, l);
 	bo_close(fd, zbo);
-	bo_close(fd, big[0]);
 	bo_close(fd, big[1]);
 	bo_close(fd, extra);
 	tap_ok(mem_value("local_bytes") > 0,

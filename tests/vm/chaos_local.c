@@ -2,10 +2,12 @@
 /*
  * chaos_local: processes SIGKILLed while their LOCAL BOs are paged.
  *
- * Each client makes three 64 MiB LOCAL BOs that the CPU wrote first (so
- * each map pages 64 MiB in), maps two, unmaps one and maps the third over
- * a full local memory... in a loop, and is killed at a random point of it:
- * in the middle of a paging buffer, of a move, of a map.  A paging buffer
+ * Each client makes three LOCAL BOs of a third of local memory and a MiB
+ * more, that the CPU wrote first (so each first map pages it in), and
+ * maps one while it unmaps the one before, in a loop: the third map finds
+ * local memory full and pages the first out, and so on.  It is killed at
+ * a random point of it: in the middle of a paging buffer, of a move, of a
+ * map.  A paging buffer
  * runs to its end (the thread waits for it, not interruptibly), so killing
  * never leaves the device with half a copy to run, and the memory goes
  * back: after all rounds no local memory is used, the system memory of
@@ -22,8 +24,9 @@
 #include "chaos_test.h"
 
 #define MIB		(1024ull * 1024)
-#define BIG		(64 * MIB)
 #define VA		0x100000000ull
+
+static uint64_t big;	/* a third of local memory, and a MiB */
 
 static long long mem_value(const char *key)
 {
@@ -42,6 +45,26 @@ static long long mem_value(const char *key)
 			v = strtoll(line + n + 1, NULL, 10);
 	fclose(f);
 	return v;
+}
+
+/* "paging_<kind>: <jobs> jobs <bytes> bytes": the jobs */
+static long long paging_jobs(const char *kind)
+{
+	char path[512], line[256], key[64];
+	long long jobs = -1, bytes;
+	FILE *f;
+
+	snprintf(key, sizeof(key), "paging_%s: %%lld jobs %%lld bytes", kind);
+	if (!core_debugfs_path("memory", path, sizeof(path)))
+		return -1;
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, key, &jobs, &bytes) == 2)
+			break;
+	fclose(f);
+	return jobs;
 }
 
 static int bo_local(int fd, uint64_t size, uint32_t *handle)
@@ -66,7 +89,7 @@ static void client(int ready)
 
 	fd = open(TERN_TEST_NODE, O_RDWR);
 	for (i = 0; i < 3; i++) {
-		if (fd < 0 || bo_local(fd, BIG, &h[i]))
+		if (fd < 0 || bo_local(fd, big, &h[i]))
 			_exit(1);
 		p = bo_mmap(fd, h[i], &got);
 		if (!p)
@@ -76,26 +99,41 @@ static void client(int ready)
 	if (write(ready, "r", 1) != 1)
 		_exit(1);
 	for (round = 0; ; round++) {
+		int tries = 0, ret;
+
 		i = round % 3;
-		/* -ENOSPC when the others hold local memory: go on */
-		vm_map(fd, h[i], VA + i * BIG, 0, BIG);
-		vm_unmap(fd, VA + ((i + 2) % 3) * BIG, BIG);
+		/*
+		 * Two fit: no map may fail, but while the client killed
+		 * before is still being torn down (its file's release may
+		 * come after its exit), its BOs may hold local memory.
+		 */
+		while ((ret = vm_map(fd, h[i], VA + i * big, 0, big)) == -ENOSPC &&
+		       tries++ < 100)
+			usleep(50000);
+		if (ret)
+			_exit(2);
+		vm_unmap(fd, VA + ((i + 2) % 3) * big, big);
 	}
 }
 
 int main(void)
 {
 	int rounds = 3 * chaos_cycles(), r, status, killed = 0, ok = 0;
-	long long local0, sys0, fail0;
+	long long local0, sys0, fail0, out0, local_size;
 	struct timespec ts;
 
-	tap_plan(5);
+	tap_plan(6);
+	for (r = 0; r < 100 && mem_value("local_bytes") > 0; r++)
+		usleep(100000);
 	local0 = mem_value("local_bytes");
-	sys0 = tern_system_kb();
+	local_size = mem_value("local_size");
+	sys0 = tern_system_quiet_kb();
 	fail0 = mem_value("paging_failures");
-	tap_ok(local0 == 0 && sys0 >= 0 && fail0 >= 0,
-	       "debugfs memory: local %lld bytes, system %lld kB, %lld failures", local0,
-	       sys0, fail0);
+	out0 = paging_jobs("out");
+	big = (uint64_t)local_size / 3 / MIB * MIB + MIB;
+	tap_ok(local0 == 0 && local_size > 0 && sys0 >= 0 && fail0 >= 0 && out0 >= 0,
+	       "debugfs memory: local %lld of %lld bytes, system %lld kB, %lld failures",
+	       local0, local_size, sys0, fail0);
 	srand(1234);
 	for (r = 0; r < rounds; r++) {
 		int p[2];
@@ -113,9 +151,9 @@ int main(void)
 		if (read(p[0], &ch, 1) == 1)
 			ok++;
 		close(p[0]);
-		/* somewhere in the first few maps: 0 to 400 ms */
+		/* somewhere in the first few maps: 0 to 900 ms */
 		ts.tv_sec = 0;
-		ts.tv_nsec = (rand() % 400) * 1000000l;
+		ts.tv_nsec = (rand() % 900) * 1000000l;
 		nanosleep(&ts, NULL);
 		kill(pid, SIGKILL);
 		if (waitpid(pid, &status, 0) == pid && WIFSIGNALED(status))
@@ -123,6 +161,8 @@ int main(void)
 	}
 	tap_ok(ok == rounds && killed == rounds, "%d clients set up, %d killed while paging",
 	       ok, killed);
+	tap_ok(paging_jobs("out") > out0, "the clients paged BOs out (%lld times)",
+	       paging_jobs("out") - out0);
 	for (r = 0; r < 100 && mem_value("local_bytes") != 0; r++)
 		usleep(100000);
 	tap_ok(mem_value("local_bytes") == 0, "no local memory is left used (%lld bytes)",

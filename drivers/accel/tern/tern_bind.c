@@ -41,9 +41,15 @@
  * one runner of the address space's binds, tern_vm_bind.c), so running one again never
  * undoes a later one.
  *
+ * The same queue runs the paging buffers that move BOs between system and
+ * local memory (tern_paging.c): also not preemptible and idempotent, and
+ * bounded to 4 MiB of data (a few ms of the copy engine) per job.
+ *
  * tern_bind_run() pushes a job and waits for it: its caller, the runner
- * of an address space's binds, holds no lock then.  A buffer longer than the device's
- * BUF_SIZE_MAX is run as several jobs, split between packets.
+ * of an address space's binds or a BO's move, holds no lock the scheduler
+ * or a fence callback takes (a move holds BO reservations, which no job
+ * waits for).  A buffer longer than the device's BUF_SIZE_MAX is run as
+ * several jobs, split between packets.
  */
 
 /* runs of one update after failures of its own, the first included */

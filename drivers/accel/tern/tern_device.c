@@ -147,6 +147,22 @@ int tern_device_init(struct tern_device *tdev)
 		return -ENODEV;
 	}
 	tdev->local_mem_size = tern_read64(tdev, TERN_REG_LOCAL_MEM_SIZE_LO);
+	/*
+	 * The CPU reaches local memory through BAR2: a BAR that is not
+	 * there, not assigned or too small would map something else.
+	 */
+	if (tdev->local_mem_size) {
+		unsigned long flags = pci_resource_flags(pdev, TERN_BAR_LOCAL_MEM);
+
+		if (!(flags & IORESOURCE_MEM) || (flags & IORESOURCE_UNSET) ||
+		    pci_resource_len(pdev, TERN_BAR_LOCAL_MEM) < tdev->local_mem_size) {
+			drm_warn(drm, "BAR2 %pR cannot hold %llu bytes of local memory: not used\n",
+				 &pdev->resource[TERN_BAR_LOCAL_MEM],
+				 tdev->local_mem_size);
+			tdev->local_mem_size = 0;
+		}
+		tdev->local_mem_size = round_down(tdev->local_mem_size, PAGE_SIZE);
+	}
 	tdev->buf_size_max = tern_read(tdev, TERN_REG_BUF_SIZE_MAX);
 	tdev->tlb_entries = tern_read(tdev, TERN_REG_TLB_ENTRIES);
 	/* a page-table update runs in pieces of at least two PHYS_COPY */

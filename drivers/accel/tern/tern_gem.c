@@ -4,6 +4,7 @@
  */
 
 #include <linux/dma-buf.h>
+#include <linux/dma-resv.h>
 #include <linux/err.h>
 #include <linux/iosys-map.h>
 #include <linux/mm.h>
@@ -39,16 +40,11 @@
  * (tern_gem_prime_import_sg_table()).
  *
  * The device never reaches a BO by itself: it goes through the page tables
- * of an address space (tern_vm.c), and a mapping pins the BO in
- * %TTM_PL_TT (tern_bo_pin()) and holds a reference on it until it is
- * unmapped.  DMA buffers and resume records are driver-owned memory, not
- * BOs.
- *
- * The uAPI has a placement field for device-local memory
- * (%DRM_TERN_BO_PLACEMENT_LOCAL).  It is refused with -EOPNOTSUPP until the
- * driver can page BOs in and out of local memory with the copy engine;
- * everything else in the interface already works for it (BO_INFO reports
- * the placement, mappings carry TERN_PTE_LOCAL).
+ * of an address space (tern_vm.c), and a mapping pins the BO
+ * (tern_bo_pin()) where its placement says: a SYSTEM BO in %TTM_PL_TT, a
+ * LOCAL BO in device-local memory, paged in there (tern_ttm.c); it holds
+ * a reference on it until it is unmapped.  DMA buffers and resume records
+ * are driver-owned memory, not BOs.
  *
  * fdinfo gives drm-total-*, drm-shared-*, drm-active-* and drm-resident-*
  * of two regions (tern_gem_show_memory_stats()): "memory", system memory,
@@ -158,9 +154,18 @@ static int tern_bo_pin_locked(struct tern_bo *bo)
 						&tern_placement_tt, &ctx);
 	if (ret == -EINVAL && bo->tbo.pin_count)
 		return -EBUSY;	/* pinned elsewhere by an attachment */
-	/* TTM says -ENOMEM when no placement had room, even after evicting */
-	if (ret == -ENOMEM && local)
-		return -ENOSPC;
+	/*
+	 * TTM says -ENOMEM when no placement had room, even after evicting
+	 * what it could: -ENOSPC if local memory is full of BOs it could
+	 * not evict (mapped, or busy being moved), -ENOMEM if not.
+	 */
+	if (ret == -ENOMEM && local) {
+		struct ttm_resource_manager *man =
+			ttm_manager_type(bo->tbo.bdev, TERN_PL_LOCAL);
+
+		if (ttm_resource_manager_usage(man) + tern_bo_size(bo) > man->size)
+			return -ENOSPC;
+	}
 	if (ret)
 		return ret;
 	ttm_bo_pin(&bo->tbo);
@@ -186,6 +191,8 @@ static int tern_gem_pin(struct drm_gem_object *obj)
 	if (ret)
 		return ret;
 	ttm_bo_pin(&bo->tbo);
+	/* off the LRU lists TTM evicts and swaps from (not unreserved here) */
+	ttm_bo_move_to_lru_tail_unlocked(&bo->tbo);
 	return 0;
 }
 
@@ -208,6 +215,20 @@ static struct sg_table *tern_gem_get_sg_table(struct drm_gem_object *obj)
 		return ERR_PTR(-EINVAL);
 	return drm_prime_pages_to_sg(obj->dev, tbo->ttm->pages,
 				     tbo->ttm->num_pages);
+}
+
+/*
+ * A kernel mapping of the BO for a dma-buf importer: only of system pages
+ * (TTM would map the start of local memory for a BO there, not its
+ * blocks).
+ */
+static int tern_gem_vmap(struct drm_gem_object *obj, struct iosys_map *map)
+{
+	struct ttm_buffer_object *tbo = &to_tern_bo(obj)->tbo;
+
+	if (tbo->resource && tbo->resource->mem_type == TERN_PL_LOCAL)
+		return -EOPNOTSUPP;
+	return drm_gem_ttm_vmap(obj, map);
 }
 
 /* A kernel-owned object the process reads only: no writable mapping, ever. */
@@ -290,7 +311,7 @@ static const struct drm_gem_object_funcs tern_gem_funcs = {
 	.pin = tern_gem_pin,
 	.unpin = tern_gem_unpin,
 	.get_sg_table = tern_gem_get_sg_table,
-	.vmap = drm_gem_ttm_vmap,
+	.vmap = tern_gem_vmap,
 	.vunmap = drm_gem_ttm_vunmap,
 	.mmap = tern_gem_mmap,
 	.status = tern_gem_status,
@@ -496,6 +517,7 @@ out_exit:
 int tern_bo_pin(struct tern_bo *bo, struct tern_bo_backing *backing)
 {
 	struct ttm_buffer_object *tbo = &bo->tbo;
+	struct ww_acquire_ctx ticket;
 	struct sg_table *sgt;
 	int ret;
 
@@ -504,9 +526,14 @@ int tern_bo_pin(struct tern_bo *bo, struct tern_bo_backing *backing)
 		return 0;
 	}
 
-	ret = ttm_bo_reserve(tbo, true, false, NULL);
+	/*
+	 * With a ticket, TTM may sleep on the reservation of a victim it
+	 * evicts to make room (without one, it only tries the lock).
+	 */
+	ww_acquire_init(&ticket, &reservation_ww_class);
+	ret = ttm_bo_reserve(tbo, true, false, &ticket);
 	if (ret)
-		return ret;
+		goto out_fini;
 	ret = tern_bo_pin_locked(bo);
 	if (ret)
 		goto out_unreserve;
@@ -524,6 +551,8 @@ int tern_bo_pin(struct tern_bo *bo, struct tern_bo_backing *backing)
 	backing->sgt = sgt;
 out_unreserve:
 	ttm_bo_unreserve(tbo);
+out_fini:
+	ww_acquire_fini(&ticket);
 	return ret;
 }
 

@@ -3,6 +3,8 @@
  * Copyright (c) 2026 The tern authors
  */
 
+#include <linux/io.h>
+#include <linux/pci.h>
 #include <linux/slab.h>
 
 #include <drm/drm_print.h>
@@ -11,6 +13,7 @@
 
 #include "tern_device.h"
 #include "tern_local_mgr.h"
+#include "tern_regs.h"
 #include "tern_ttm.h"
 
 /**
@@ -172,10 +175,18 @@ int tern_local_mgr_init(struct tern_device *tdev)
 	ret = gpu_buddy_init(&mgr->mm, tdev->local_mem_size, PAGE_SIZE);
 	if (ret)
 		return ret;
+	/* the CPU maps BAR2 write-combined (PAT, or MTRRs without it) */
+	mgr->bar = pci_resource_start(tdev->pdev, TERN_BAR_LOCAL_MEM);
+	ret = arch_io_reserve_memtype_wc(mgr->bar, tdev->local_mem_size);
+	if (ret) {
+		gpu_buddy_fini(&mgr->mm);
+		return ret;
+	}
+	mgr->wc = arch_phys_wc_add(mgr->bar, tdev->local_mem_size);
 	mutex_init(&mgr->lock);
 	man->func = &tern_local_func;
 	/* in bytes, as the buddy allocator's offsets */
-	ttm_resource_manager_init(man, &tdev->ttm, tdev->local_mem_size);
+	ttm_resource_manager_init(man, &tdev->ttm, mgr->mm.size);
 	ttm_set_driver_manager(&tdev->ttm, TERN_PL_LOCAL, man);
 	ttm_resource_manager_set_used(man, true);
 	return 0;
@@ -196,4 +207,6 @@ void tern_local_mgr_fini(struct tern_device *tdev)
 	ttm_set_driver_manager(&tdev->ttm, TERN_PL_LOCAL, NULL);
 	gpu_buddy_fini(&mgr->mm);
 	mutex_destroy(&mgr->lock);
+	arch_phys_wc_del(mgr->wc);
+	arch_io_free_memtype_wc(mgr->bar, tdev->local_mem_size);
 }

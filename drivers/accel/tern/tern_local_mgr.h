@@ -20,11 +20,15 @@ struct tern_device;
  * @manager: the TTM resource manager
  * @mm: the buddy allocator of the local memory's offsets
  * @lock: protects @mm
+ * @bar: where BAR2 starts, the CPU's way to local memory
+ * @wc: the write-combining range of BAR2 (arch_phys_wc_add())
  */
 struct tern_local_mgr {
 	struct ttm_resource_manager manager;
 	struct gpu_buddy mm;
 	struct mutex lock; /* see above */
+	resource_size_t bar;
+	int wc;
 };
 
 /**

@@ -25,8 +25,8 @@
  * A BO moves between system memory and device-local memory through a
  * *paging buffer*, as the seeds call it: a DMA buffer the driver writes,
  * of privileged ``PHYS_COPY`` packets (docs/hardware.md section 8), one per
- * piece contiguous in both system and local memory, which the copy engine
- * runs as a job of
+ * piece contiguous in both system and local memory (1 MiB at most), which
+ * the copy engine runs as jobs of at most 4 MiB of data each, as a job of
  * the driver's kernel queue (tern_bind.c), the queue of the page-table
  * updates: it is picked before any application's job and preempts the
  * running copy job, is not preemptible itself, runs again after a failure
@@ -43,6 +43,12 @@
 
 /* clears copy from this many bytes of zeroes at a time */
 #define TERN_PAGING_ZEROES	SZ_64K
+/* the buffer a paging buffer is written into, a piece at a time */
+#define TERN_PAGING_BUF_BYTES	SZ_16K
+/* the most data of one job: about 4 ms of the copy engine at time-scale 1 */
+#define TERN_PAGING_RUN_BYTES	SZ_4M
+/* the most data of one packet */
+#define TERN_PAGING_PACKET_BYTES	SZ_1M
 
 /**
  * tern_paging_unplug() - free what the paging buffers need, at PCI remove
@@ -101,8 +107,7 @@ int tern_paging_init(struct tern_device *tdev)
 	return drmm_add_action_or_reset(&tdev->drm, tern_paging_fini, NULL);
 }
 
-/* One PHYS_COPY at @cmd, or only counted when @cmd is NULL. */
-static u32 tern_paging_emit(u32 *cmd, u64 src, u64 dst, u32 size, u32 flags)
+static void tern_paging_emit(u32 *cmd, u64 src, u64 dst, u32 size, u32 flags)
 {
 	struct tern_pkt_phys_copy pkt = {
 		.header = TERN_PKT_HEADER(TERN_OP_PHYS_COPY,
@@ -115,72 +120,68 @@ static u32 tern_paging_emit(u32 *cmd, u64 src, u64 dst, u32 size, u32 flags)
 		.flags = flags,
 	};
 
-	if (cmd)
-		memcpy(cmd, &pkt, sizeof(pkt));
-	return TERN_PKT_DWORDS_PHYS_COPY;
+	memcpy(cmd, &pkt, sizeof(pkt));
 }
 
-/*
- * The packets that copy @size bytes between the local blocks of @local
- * and the DMA segments of @sys, one per piece that is contiguous on both
- * sides; counted only when @cmd is NULL.  0 if @sys is too short.
+/**
+ * struct tern_paging_iter - where the writing of a paging buffer is
+ * @kind: what it does
+ * @c: the local side: its position in the BO's blocks
+ * @sg: the system side of a copy: the DMA segment it is in
+ * @sg_off: bytes of @sg done
+ * @left: bytes left
+ * @zeroes: bus address of the zeroes that clears copy
  */
-static u32 tern_paging_emit_copy(u32 *cmd, struct sg_table *sys,
-				 struct ttm_resource *local, u64 size,
-				 enum tern_paging_kind kind)
-{
+struct tern_paging_iter {
+	enum tern_paging_kind kind;
 	struct tern_local_cursor c;
 	struct scatterlist *sg;
-	u64 done = 0;
-	u32 dwords = 0;
-	unsigned int i;
+	u64 sg_off;
+	u64 left;
+	dma_addr_t zeroes;
+};
 
-	tern_local_first(&c, local, 0);
-	for_each_sgtable_dma_sg(sys, sg, i) {
-		u64 addr = sg_dma_address(sg);
-		u64 len = min_t(u64, sg_dma_len(sg), size - done);
-
-		while (len) {
-			u32 n = min(len, c.size);
-
-			if (kind == TERN_PAGING_IN)
-				dwords += tern_paging_emit(cmd ? cmd + dwords : NULL,
-							   addr, c.start, n,
-							   TERN_PHYS_COPY_DST_LOCAL);
-			else
-				dwords += tern_paging_emit(cmd ? cmd + dwords : NULL,
-							   c.start, addr, n,
-							   TERN_PHYS_COPY_SRC_LOCAL);
-			tern_local_next(&c, n);
-			addr += n;
-			len -= n;
-			done += n;
-		}
-		if (done == size)
-			break;
-	}
-	return done == size ? dwords : 0;
-}
-
-/* The packets that zero @local's blocks, from the buffer of zeroes. */
-static u32 tern_paging_emit_clear(struct tern_paging *pg, u32 *cmd,
-				  struct ttm_resource *local, u64 size)
+/*
+ * The next packets of the iteration into @cmd: at most @max, and at most
+ * TERN_PAGING_RUN_BYTES of data; one per piece contiguous on both sides,
+ * of at most TERN_PAGING_PACKET_BYTES.  The dwords written.
+ */
+static u32 tern_paging_emit_some(struct tern_paging_iter *it, u32 *cmd,
+				 u32 max)
 {
-	struct tern_local_cursor c;
-	u32 dwords = 0;
-	u64 done = 0;
+	u64 bytes = 0;
+	u32 n = 0;
 
-	tern_local_first(&c, local, 0);
-	while (done < size) {
-		u32 n = min3(c.size, size - done, (u64)TERN_PAGING_ZEROES);
+	while (it->left && n < max && bytes < TERN_PAGING_RUN_BYTES) {
+		u64 len = min3(it->c.size, it->left, (u64)TERN_PAGING_PACKET_BYTES);
+		u32 *pkt = cmd + n * TERN_PKT_DWORDS_PHYS_COPY;
 
-		dwords += tern_paging_emit(cmd ? cmd + dwords : NULL,
-					   pg->zeroes_dma, c.start, n,
-					   TERN_PHYS_COPY_DST_LOCAL);
-		tern_local_next(&c, n);
-		done += n;
+		if (it->kind == TERN_PAGING_CLEAR) {
+			len = min_t(u64, len, TERN_PAGING_ZEROES);
+			tern_paging_emit(pkt, it->zeroes, it->c.start, len,
+					 TERN_PHYS_COPY_DST_LOCAL);
+		} else {
+			u64 addr = sg_dma_address(it->sg) + it->sg_off;
+
+			len = min_t(u64, len, sg_dma_len(it->sg) - it->sg_off);
+			if (it->kind == TERN_PAGING_IN)
+				tern_paging_emit(pkt, addr, it->c.start, len,
+						 TERN_PHYS_COPY_DST_LOCAL);
+			else
+				tern_paging_emit(pkt, it->c.start, addr, len,
+						 TERN_PHYS_COPY_SRC_LOCAL);
+			it->sg_off += len;
+			if (it->sg_off == sg_dma_len(it->sg) && it->left > len) {
+				it->sg = sg_next(it->sg);
+				it->sg_off = 0;
+			}
+		}
+		tern_local_next(&it->c, len);
+		it->left -= len;
+		bytes += len;
+		n++;
 	}
-	return dwords;
+	return n * TERN_PKT_DWORDS_PHYS_COPY;
 }
 
 static void tern_paging_count(struct tern_device *tdev,
@@ -200,18 +201,22 @@ static void tern_paging_count(struct tern_device *tdev,
 	spin_unlock(&pg->lock);
 }
 
-static u32 tern_paging_emit_any(struct tern_paging *pg, u32 *cmd,
-				struct sg_table *sys, struct ttm_resource *local,
-				u64 size, enum tern_paging_kind kind)
+/* Bytes a DMA-mapped sg table covers. */
+static u64 tern_paging_sgt_bytes(struct sg_table *sgt)
 {
-	if (kind == TERN_PAGING_CLEAR)
-		return tern_paging_emit_clear(pg, cmd, local, size);
-	return tern_paging_emit_copy(cmd, sys, local, size, kind);
+	struct scatterlist *sg;
+	u64 bytes = 0;
+	unsigned int i;
+
+	for_each_sgtable_dma_sg(sgt, sg, i)
+		bytes += sg_dma_len(sg);
+	return bytes;
 }
 
 /*
- * Write the paging buffer and run it; the thread sleeps until the copy
- * engine ran it (or gave up).
+ * Write the paging buffer a piece at a time into one bounded buffer and
+ * run each piece; the thread sleeps until the copy engine ran them all
+ * (or one failed).
  */
 static int tern_paging_run(struct tern_device *tdev, struct sg_table *sys,
 			   struct ttm_resource *local, u64 size,
@@ -219,39 +224,53 @@ static int tern_paging_run(struct tern_device *tdev, struct sg_table *sys,
 {
 	struct tern_paging *pg = &tdev->paging;
 	struct device *dev = tdev->drm.dev;
-	struct tern_local_cursor run_pos;
+	struct tern_paging_iter it = {
+		.kind = kind,
+		.left = size,
+		.zeroes = pg->zeroes_dma,
+	};
+	u32 max = TERN_PAGING_BUF_BYTES / sizeof(struct tern_pkt_phys_copy);
+	u64 local_start, device_ns = 0;
 	struct tern_bind_run run;
-	u32 dwords, *cmd;
+	u32 dwords, *cmd, packets = 0;
 	dma_addr_t cmd_dma;
 	int ret, idx;
 
-	dwords = tern_paging_emit_any(pg, NULL, sys, local, size, kind);
 	/* the pages cover the BO: anything else is a bug */
-	if (WARN_ON(!dwords))
+	if (WARN_ON(!size || (sys && tern_paging_sgt_bytes(sys) < size)))
 		return -EINVAL;
+	tern_local_first(&it.c, local, 0);
+	local_start = it.c.start;
+	if (sys)
+		it.sg = sys->sgl;
 
 	if (!drm_dev_enter(&tdev->drm, &idx))
 		return -ENODEV;
 
-	cmd = dma_alloc_coherent(dev, dwords * 4, &cmd_dma, GFP_KERNEL);
+	cmd = dma_alloc_coherent(dev, TERN_PAGING_BUF_BYTES, &cmd_dma,
+				 GFP_KERNEL);
 	if (!cmd) {
 		ret = -ENOMEM;
 		goto out_exit;
 	}
-	tern_paging_emit_any(pg, cmd, sys, local, size, kind);
-
-	ret = tern_bind_prepare(tdev, dwords * 4, &run);
-	if (ret)
-		goto out_free;
-	ret = tern_bind_run(tdev, &run, cmd, cmd_dma, dwords,
-			    pg->null_root_dma);
-	tern_paging_count(tdev, kind, size, run.device_ns, ret);
-	tern_local_first(&run_pos, local, 0);
-	trace_tern_paging(kind, run_pos.start, size,
-			  dwords / TERN_PKT_DWORDS_PHYS_COPY, run.device_ns, ret);
-	tern_bind_release(&run);
-out_free:
-	dma_free_coherent(dev, dwords * 4, cmd, cmd_dma);
+	if (sys && kind == TERN_PAGING_IN)
+		dma_sync_sgtable_for_device(dev, sys, DMA_BIDIRECTIONAL);
+	while (it.left && !ret) {
+		ret = tern_bind_prepare(tdev, TERN_PAGING_BUF_BYTES, &run);
+		if (ret)
+			break;
+		dwords = tern_paging_emit_some(&it, cmd, max);
+		packets += dwords / TERN_PKT_DWORDS_PHYS_COPY;
+		ret = tern_bind_run(tdev, &run, cmd, cmd_dma, dwords,
+				    pg->null_root_dma);
+		device_ns += run.device_ns;
+		tern_bind_release(&run);
+	}
+	if (sys && kind == TERN_PAGING_OUT)
+		dma_sync_sgtable_for_cpu(dev, sys, DMA_BIDIRECTIONAL);
+	tern_paging_count(tdev, kind, size, device_ns, ret);
+	trace_tern_paging(kind, local_start, size, packets, device_ns, ret);
+	dma_free_coherent(dev, TERN_PAGING_BUF_BYTES, cmd, cmd_dma);
 out_exit:
 	drm_dev_exit(idx);
 	return ret;

@@ -8,6 +8,7 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 
+#include <drm/drm_drv.h>
 #include <drm/drm_managed.h>
 #include <drm/drm_prime.h>
 #include <drm/ttm/ttm_bo.h>
@@ -244,8 +245,7 @@ static int tern_ttm_io_mem_reserve(struct ttm_device *bdev,
 		return 0;
 	case TERN_PL_LOCAL:
 		/* where BAR2 starts: tern_ttm_io_mem_pfn() finds each page */
-		mem->bus.offset = pci_resource_start(tdev->pdev,
-						     TERN_BAR_LOCAL_MEM);
+		mem->bus.offset = tdev->local_mgr.bar;
 		mem->bus.is_iomem = true;
 		mem->bus.caching = ttm_write_combined;
 		return 0;
@@ -277,6 +277,8 @@ static int tern_ttm_move_local(struct ttm_buffer_object *tbo,
 
 	/* nothing may use the old place any more */
 	ret = ttm_bo_wait_ctx(tbo, ctx);
+	if (ret == -EBUSY)
+		ret = -ETIMEDOUT;	/* not "held by an attachment" */
 	if (ret)
 		return ret;
 
@@ -301,9 +303,18 @@ static int tern_ttm_move_local(struct ttm_buffer_object *tbo,
 	else
 		ret = tern_paging_copy(tdev, sgt, local, tbo->base.size,
 				       in ? TERN_PAGING_IN : TERN_PAGING_OUT);
-	/* Unplugged: local memory is gone, its contents with it. */
-	if (ret == -ENODEV && !in)
+	/*
+	 * Unplugged: local memory is gone, its contents with it; the new
+	 * pages, which TTM did not zero, are cleared rather than shown.  A
+	 * copy engine lost on a device still there fails the move.
+	 */
+	if (ret == -ENODEV && !in && drm_dev_is_unplugged(&tdev->drm)) {
+		pgoff_t i;
+
+		for (i = 0; i < tbo->ttm->num_pages; i++)
+			clear_highpage(tbo->ttm->pages[i]);
 		ret = 0;
+	}
 	if (ret)
 		return ret;
 
@@ -326,7 +337,7 @@ static int tern_ttm_move(struct ttm_buffer_object *tbo, bool evict,
 	 * populated them for TT).  A BO leaves TT only unpinned, when the
 	 * device can no longer reach it, so there is nothing to wait for.
 	 */
-	if (!old_mem ||
+	if ((!old_mem && new_type != TERN_PL_LOCAL) ||
 	    (old_type == TTM_PL_SYSTEM && new_type == TTM_PL_TT) ||
 	    (old_type == TTM_PL_TT && new_type == TTM_PL_SYSTEM)) {
 		ttm_bo_move_null(tbo, new_mem);
@@ -338,9 +349,12 @@ static int tern_ttm_move(struct ttm_buffer_object *tbo, bool evict,
 		hop->flags = TTM_PL_FLAG_TEMPORARY;
 		return -EMULTIHOP;
 	}
-	/* To or from local memory (the only moves left but LOCAL -> LOCAL) */
+	/*
+	 * To or from local memory (the only moves left but LOCAL -> LOCAL);
+	 * a BO with no place yet (none today) is cleared there.
+	 */
 	if (old_type == TERN_PL_LOCAL || new_type == TERN_PL_LOCAL)
-		if (old_type != new_type)
+		if (old_type != new_type || !old_mem)
 			return tern_ttm_move_local(tbo, ctx, new_mem);
 	return -EINVAL;
 }

@@ -1138,15 +1138,6 @@ static int tern_vm_op_prepare(struct tern_vm *vm, struct tern_vm_op *op,
 		if (tables > DRM_TERN_VM_MAX_TABLES)
 			return -ENOSPC;
 		ret = tern_bo_pin(bo, &op->backing);
-		if (ret == -ENOSPC) {
-			/*
-			 * Local memory is full of pinned BOs: the LOCAL BOs
-			 * this address space unmapped are unpinned once
-			 * reaped, which may be under way.  Then they may go.
-			 */
-			flush_work(&vm->reap_work);
-			ret = tern_bo_pin(bo, &op->backing);
-		}
 		if (ret)
 			return ret;
 		op->pins = 1;

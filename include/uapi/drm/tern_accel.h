@@ -997,8 +997,10 @@ struct drm_tern_wait {
  *	could reach it finished.  Then it may be paged out to system memory to
  *	make room for another LOCAL BO, and its next map pages it back in.  A
  *	map fails with -ENOSPC when local memory is full of BOs that are
- *	mapped.  The CPU reaches it through mmap() wherever it is (in local
- *	memory, write-combined through the device's BAR).  A dma-buf
+ *	mapped (or being unmapped: an unmap queued before it, or one whose
+ *	jobs still run, has not given its BO back yet).  The CPU reaches it
+ *	through mmap() wherever it is (in local memory, write-combined
+ *	through the device's BAR).  A dma-buf
  *	attachment of another device needs it in system memory: it fails with
  *	-EBUSY while the BO is mapped, and while attached, mapping the BO
  *	fails with -EBUSY.  Later versions may evict mapped LOCAL BOs between
