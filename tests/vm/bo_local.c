@@ -24,57 +24,6 @@
 #define VA_S		0x20000000ull
 #define VA_BIG		0x40000000ull
 
-static long long mem_value(const char *key)
-{
-	char path[512], line[256];
-	size_t n = strlen(key);
-	long long v = -1;
-	FILE *f;
-
-	if (!core_debugfs_path("memory", path, sizeof(path)))
-		return -1;
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, n) && line[n] == ':')
-			v = strtoll(line + n + 1, NULL, 10);
-	fclose(f);
-	return v;
-}
-
-/* "paging_<kind>: <jobs> jobs <bytes> bytes": the jobs */
-static long long paging_jobs(const char *kind)
-{
-	char path[512], line[256], key[64];
-	long long jobs = -1, bytes;
-	FILE *f;
-
-	snprintf(key, sizeof(key), "paging_%s: %%lld jobs %%lld bytes", kind);
-	if (!core_debugfs_path("memory", path, sizeof(path)))
-		return -1;
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, key, &jobs, &bytes) == 2)
-			break;
-	fclose(f);
-	return jobs;
-}
-
-static int bo_create_local(int fd, uint64_t size, uint32_t *handle)
-{
-	struct drm_tern_bo_create c = {
-		.size = size, .placement = DRM_TERN_BO_PLACEMENT_LOCAL,
-	};
-	int ret = mem_ioctl(fd, DRM_IOCTL_TERN_BO_CREATE, &c);
-
-	if (!ret)
-		*handle = c.handle;
-	return ret;
-}
-
 /* Run @ndw dwords on @ctx and wait: the fence's status (0 on success). */
 static int run(int fd, uint32_t ctx, const uint32_t *dw, uint32_t ndw)
 {
@@ -151,11 +100,11 @@ int main(void)
 				0, &ctx),
 		    "open the device, a copy context"))
 		return tap_exit_status();
-	local_size = mem_value("local_size");
-	local0 = mem_value("local_bytes");
-	in0 = paging_jobs("in");
-	out0 = paging_jobs("out");
-	clear0 = paging_jobs("clear");
+	local_size = core_memory_value("local_size");
+	local0 = core_memory_value("local_bytes");
+	in0 = core_paging_jobs("in");
+	out0 = core_paging_jobs("out");
+	clear0 = core_paging_jobs("clear");
 	tap_ok(local_size == (long long)info.local_mem_size && local_size >= 64 * (long long)MIB &&
 	       local0 == 0 && in0 >= 0 && out0 >= 0 && clear0 >= 0,
 	       "debugfs memory: %lld of %lld bytes of local memory used, paging counted",
@@ -172,7 +121,7 @@ int main(void)
 		return tap_exit_status();
 	for (i = 0; i < L_SIZE / 4; i++)
 		lp[i] = pattern(i);
-	tap_ok(mem_value("local_bytes") == 0,
+	tap_ok(core_memory_value("local_bytes") == 0,
 	       "written by the CPU first, it is in system memory");
 
 	ret = bo_create(fd, L_SIZE, &s);
@@ -182,10 +131,10 @@ int main(void)
 		return tap_exit_status();
 
 	ret = vm_map(fd, l, VA_L, 0, L_SIZE);
-	tap_ok(!ret && mem_value("local_bytes") == (long long)L_SIZE &&
-	       paging_jobs("in") == in0 + 1,
+	tap_ok(!ret && core_memory_value("local_bytes") == (long long)L_SIZE &&
+	       core_paging_jobs("in") == in0 + 1,
 	       "mapping L pages it in to local memory (%s, local %lld bytes, %lld paging in)",
-	       strerror(-ret), mem_value("local_bytes"), paging_jobs("in") - in0);
+	       strerror(-ret), core_memory_value("local_bytes"), core_paging_jobs("in") - in0);
 	tap_ok(fdinfo_region_bytes(fd, "total", "local") == (long long)L_SIZE &&
 	       fdinfo_region_bytes(fd, "resident", "local") == (long long)L_SIZE,
 	       "fdinfo: drm-total-local and drm-resident-local count L (%lld, %lld)",
@@ -205,13 +154,13 @@ int main(void)
 	tap_ok(!vm_unmap(fd, VA_L, L_SIZE), "unmap L: it stays in local memory");
 	ret = bo_create_local(fd, half, &big[0]) ?: bo_create_local(fd, half, &big[1]) ?:
 	      vm_map(fd, big[0], VA_BIG, 0, half);
-	tap_ok(!ret && paging_jobs("clear") >= clear0 + 1 && paging_jobs("out") == out0,
+	tap_ok(!ret && core_paging_jobs("clear") >= clear0 + 1 && core_paging_jobs("out") == out0,
 	       "map a new %llu MiB LOCAL BO: cleared in local memory, nothing paged out (%s)",
 	       (unsigned long long)(half / MIB), strerror(-ret));
 	ret = vm_map(fd, big[1], VA_BIG + half, 0, half);
-	tap_ok(!ret && paging_jobs("out") >= out0 + 1,
+	tap_ok(!ret && core_paging_jobs("out") >= out0 + 1,
 	       "map another: local memory is full, L is paged out (%s, %lld out)",
-	       strerror(-ret), paging_jobs("out") - out0);
+	       strerror(-ret), core_paging_jobs("out") - out0);
 	tap_ok(cpu_reads(lp, filled), "the CPU reads L in system memory, bit-exact");
 	tap_ok(fdinfo_region_bytes(fd, "total", "local") == 2 * (long long)half &&
 	       fdinfo_region_bytes(fd, "resident", "memory") >= (long long)L_SIZE,
@@ -227,9 +176,9 @@ int main(void)
 	ret = vm_map(fd, l, VA_L, 0, L_SIZE);
 	tap_errno(ret, -ENOSPC, "nor can L come back in");
 	tap_ok(!vm_unmap(fd, VA_BIG + half, half), "unmap the second big BO");
-	in0 = paging_jobs("in");
+	in0 = core_paging_jobs("in");
 	ret = vm_map(fd, l, VA_L, 0, L_SIZE);
-	tap_ok(!ret && paging_jobs("in") == in0 + 1,
+	tap_ok(!ret && core_paging_jobs("in") == in0 + 1,
 	       "now L maps again, paged back in (%s)", strerror(-ret));
 	tap_ok(device_reads(fd, ctx, sp, filled) && cpu_reads(lp, filled),
 	       "after two moves, a job and the CPU read L bit-exact");
@@ -247,7 +196,7 @@ int main(void)
 	       "a job fills the first big BO with 0xdeadbeef, which is freed (%s)",
 	       strerror(-ret));
 	big[0] = 0;
-	clear0 = paging_jobs("clear");
+	clear0 = core_paging_jobs("clear");
 	zsize = info.local_mem_size - L_SIZE;
 	ret = bo_create_local(fd, zsize, &zbo);
 	zp = ret ? NULL : bo_mmap(fd, zbo, &got);
@@ -260,12 +209,12 @@ int main(void)
 	n = 0;
 	memset((void *)sp, 0xff, L_SIZE);
 	pkt_copy(dw, &n, VA_BIG + half, VA_S, L_SIZE);
-	tap_ok(!ret && paging_jobs("clear") == clear0 + 1 && !run(fd, ctx, dw, n) &&
+	tap_ok(!ret && core_paging_jobs("clear") == clear0 + 1 && !run(fd, ctx, dw, n) &&
 	       cpu_reads(sp, zero),
 	       "a new LOCAL BO over that memory is cleared: zeroes for the CPU and jobs (%s)",
 	       strerror(-ret));
 
-	tap_ok(mem_value("paging_failures") == 0, "no paging buffer failed");
+	tap_ok(core_memory_value("paging_failures") == 0, "no paging buffer failed");
 
 	/* everything goes: local memory is all given back */
 	munmap((void *)lp, L_SIZE);
@@ -275,12 +224,12 @@ int main(void)
 	bo_close(fd, zbo);
 	bo_close(fd, big[1]);
 	bo_close(fd, extra);
-	tap_ok(mem_value("local_bytes") > 0,
+	tap_ok(core_memory_value("local_bytes") > 0,
 	       "while the file lives, its mapped LOCAL BOs hold local memory");
 	close(fd);
-	for (i = 0; i < 100 && mem_value("local_bytes") != 0; i++)
+	for (i = 0; i < 100 && core_memory_value("local_bytes") != 0; i++)
 		usleep(100000);
-	tap_ok(mem_value("local_bytes") == 0, "closing the file gives local memory back (%lld)",
-	       mem_value("local_bytes"));
+	tap_ok(core_memory_value("local_bytes") == 0, "closing the file gives local memory back (%lld)",
+	       core_memory_value("local_bytes"));
 	return tap_exit_status();
 }

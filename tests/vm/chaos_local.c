@@ -28,57 +28,6 @@
 
 static uint64_t big;	/* a third of local memory, and a MiB */
 
-static long long mem_value(const char *key)
-{
-	char path[512], line[256];
-	size_t n = strlen(key);
-	long long v = -1;
-	FILE *f;
-
-	if (!core_debugfs_path("memory", path, sizeof(path)))
-		return -1;
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, n) && line[n] == ':')
-			v = strtoll(line + n + 1, NULL, 10);
-	fclose(f);
-	return v;
-}
-
-/* "paging_<kind>: <jobs> jobs <bytes> bytes": the jobs */
-static long long paging_jobs(const char *kind)
-{
-	char path[512], line[256], key[64];
-	long long jobs = -1, bytes;
-	FILE *f;
-
-	snprintf(key, sizeof(key), "paging_%s: %%lld jobs %%lld bytes", kind);
-	if (!core_debugfs_path("memory", path, sizeof(path)))
-		return -1;
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, key, &jobs, &bytes) == 2)
-			break;
-	fclose(f);
-	return jobs;
-}
-
-static int bo_local(int fd, uint64_t size, uint32_t *handle)
-{
-	struct drm_tern_bo_create c = {
-		.size = size, .placement = DRM_TERN_BO_PLACEMENT_LOCAL,
-	};
-	int ret = mem_ioctl(fd, DRM_IOCTL_TERN_BO_CREATE, &c);
-
-	if (!ret)
-		*handle = c.handle;
-	return ret;
-}
-
 /* The client: pages LOCAL BOs in and out until it is killed. */
 static void client(int ready)
 {
@@ -89,7 +38,7 @@ static void client(int ready)
 
 	fd = open(TERN_TEST_NODE, O_RDWR);
 	for (i = 0; i < 3; i++) {
-		if (fd < 0 || bo_local(fd, big, &h[i]))
+		if (fd < 0 || bo_create_local(fd, big, &h[i]))
 			_exit(1);
 		p = bo_mmap(fd, h[i], &got);
 		if (!p)
@@ -123,13 +72,13 @@ int main(void)
 	struct timespec ts;
 
 	tap_plan(6);
-	for (r = 0; r < 100 && mem_value("local_bytes") > 0; r++)
+	for (r = 0; r < 100 && core_memory_value("local_bytes") > 0; r++)
 		usleep(100000);
-	local0 = mem_value("local_bytes");
-	local_size = mem_value("local_size");
+	local0 = core_memory_value("local_bytes");
+	local_size = core_memory_value("local_size");
 	sys0 = tern_system_quiet_kb();
-	fail0 = mem_value("paging_failures");
-	out0 = paging_jobs("out");
+	fail0 = core_memory_value("paging_failures");
+	out0 = core_paging_jobs("out");
 	big = (uint64_t)local_size / 3 / MIB * MIB + MIB;
 	tap_ok(local0 == 0 && local_size > 0 && sys0 >= 0 && fail0 >= 0 && out0 >= 0,
 	       "debugfs memory: local %lld of %lld bytes, system %lld kB, %lld failures",
@@ -161,14 +110,14 @@ int main(void)
 	}
 	tap_ok(ok == rounds && killed == rounds, "%d clients set up, %d killed while paging",
 	       ok, killed);
-	tap_ok(paging_jobs("out") > out0, "the clients paged BOs out (%lld times)",
-	       paging_jobs("out") - out0);
-	for (r = 0; r < 100 && mem_value("local_bytes") != 0; r++)
+	tap_ok(core_paging_jobs("out") > out0, "the clients paged BOs out (%lld times)",
+	       core_paging_jobs("out") - out0);
+	for (r = 0; r < 100 && core_memory_value("local_bytes") != 0; r++)
 		usleep(100000);
-	tap_ok(mem_value("local_bytes") == 0, "no local memory is left used (%lld bytes)",
-	       mem_value("local_bytes"));
+	tap_ok(core_memory_value("local_bytes") == 0, "no local memory is left used (%lld bytes)",
+	       core_memory_value("local_bytes"));
 	tap_ok(tern_system_settled_kb(sys0) <= sys0,
 	       "the system memory of BOs is back (%ld kB, was %lld kB)", tern_system_kb(), sys0);
-	tap_ok(mem_value("paging_failures") == fail0, "no paging buffer failed");
+	tap_ok(core_memory_value("paging_failures") == fail0, "no paging buffer failed");
 	return tap_exit_status();
 }

@@ -416,6 +416,46 @@ static inline bool core_debugfs_path(const char *name, char *path, size_t len)
 	return found;
 }
 
+
+/* The key "@key: <n>" of debugfs "memory" of the first tern device, or -1. */
+static inline long long core_memory_value(const char *key)
+{
+	char path[512], line[256];
+	size_t n = strlen(key);
+	long long v = -1;
+	FILE *f;
+
+	if (!core_debugfs_path("memory", path, sizeof(path)))
+		return -1;
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == ':')
+			v = strtoll(line + n + 1, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+/* Paging buffers run of a kind ("in", "out", "clear"), debugfs "memory"; -1. */
+static inline long long core_paging_jobs(const char *kind)
+{
+	char path[512], line[256], key[64];
+	long long jobs = -1, bytes;
+	FILE *f;
+
+	snprintf(key, sizeof(key), "paging_%s: %%lld jobs %%lld bytes", kind);
+	if (!core_debugfs_path("memory", path, sizeof(path)))
+		return -1;
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, key, &jobs, &bytes) == 2)
+			break;
+	fclose(f);
+	return jobs;
+}
 /*
  * The mappings inside [@lo, @hi) of the address space that maps exactly
  * [@mark, @mark + @mark_size) (a marker mapping only the caller's file

@@ -23,14 +23,26 @@ static inline int mem_ioctl(int fd, unsigned long req, void *arg)
 	return drmIoctl(fd, req, arg) ? -errno : 0;
 }
 
-static inline int bo_create(int fd, uint64_t size, uint32_t *handle)
+/* A BO of @placement (DRM_TERN_BO_PLACEMENT_*) */
+static inline int bo_create_placed(int fd, uint64_t size, uint32_t placement,
+				   uint32_t *handle)
 {
-	struct drm_tern_bo_create c = { .size = size };
+	struct drm_tern_bo_create c = { .size = size, .placement = placement };
 	int ret = mem_ioctl(fd, DRM_IOCTL_TERN_BO_CREATE, &c);
 
 	if (!ret)
 		*handle = c.handle;
 	return ret;
+}
+
+static inline int bo_create(int fd, uint64_t size, uint32_t *handle)
+{
+	return bo_create_placed(fd, size, DRM_TERN_BO_PLACEMENT_SYSTEM, handle);
+}
+
+static inline int bo_create_local(int fd, uint64_t size, uint32_t *handle)
+{
+	return bo_create_placed(fd, size, DRM_TERN_BO_PLACEMENT_LOCAL, handle);
 }
 
 static inline int bo_close(int fd, uint32_t handle)

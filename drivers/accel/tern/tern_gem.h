@@ -6,6 +6,7 @@
 #define __TERN_GEM_H__
 
 #include <linux/mutex.h>
+#include <linux/scatterlist.h>
 #include <linux/types.h>
 
 #include <drm/drm_gem.h>
@@ -57,6 +58,18 @@ static inline struct tern_bo *to_tern_bo(struct drm_gem_object *obj)
 static inline struct drm_gem_object *tern_bo_obj(struct tern_bo *bo)
 {
 	return &bo->tbo.base;
+}
+
+/* Bytes the device reaches through a DMA-mapped sg table. */
+static inline u64 tern_sgt_dma_bytes(struct sg_table *sgt)
+{
+	struct scatterlist *sg;
+	u64 bytes = 0;
+	unsigned int i;
+
+	for_each_sgtable_dma_sg(sgt, sg, i)
+		bytes += sg_dma_len(sg);
+	return bytes;
 }
 
 static inline size_t tern_bo_size(struct tern_bo *bo)

@@ -15,8 +15,10 @@
 
 #include "tern_bind.h"
 #include "tern_device.h"
+#include "tern_gem.h"
 #include "tern_local_mgr.h"
 #include "tern_paging.h"
+#include "tern_pt.h"
 #include "tern_trace.h"
 
 /**
@@ -107,22 +109,6 @@ int tern_paging_init(struct tern_device *tdev)
 	return drmm_add_action_or_reset(&tdev->drm, tern_paging_fini, NULL);
 }
 
-static void tern_paging_emit(u32 *cmd, u64 src, u64 dst, u32 size, u32 flags)
-{
-	struct tern_pkt_phys_copy pkt = {
-		.header = TERN_PKT_HEADER(TERN_OP_PHYS_COPY,
-					  TERN_PKT_DWORDS_PHYS_COPY),
-		.src_lo = lower_32_bits(src),
-		.src_hi = upper_32_bits(src),
-		.dst_lo = lower_32_bits(dst),
-		.dst_hi = upper_32_bits(dst),
-		.size = size,
-		.flags = flags,
-	};
-
-	memcpy(cmd, &pkt, sizeof(pkt));
-}
-
 /**
  * struct tern_paging_iter - where the writing of a paging buffer is
  * @kind: what it does
@@ -158,18 +144,20 @@ static u32 tern_paging_emit_some(struct tern_paging_iter *it, u32 *cmd,
 
 		if (it->kind == TERN_PAGING_CLEAR) {
 			len = min_t(u64, len, TERN_PAGING_ZEROES);
-			tern_paging_emit(pkt, it->zeroes, it->c.start, len,
-					 TERN_PHYS_COPY_DST_LOCAL);
+			tern_pt_emit_phys_copy(pkt, it->zeroes, it->c.start, len,
+					       TERN_PHYS_COPY_DST_LOCAL);
 		} else {
 			u64 addr = sg_dma_address(it->sg) + it->sg_off;
 
 			len = min_t(u64, len, sg_dma_len(it->sg) - it->sg_off);
 			if (it->kind == TERN_PAGING_IN)
-				tern_paging_emit(pkt, addr, it->c.start, len,
-						 TERN_PHYS_COPY_DST_LOCAL);
+				tern_pt_emit_phys_copy(pkt, addr, it->c.start,
+						       len,
+						       TERN_PHYS_COPY_DST_LOCAL);
 			else
-				tern_paging_emit(pkt, it->c.start, addr, len,
-						 TERN_PHYS_COPY_SRC_LOCAL);
+				tern_pt_emit_phys_copy(pkt, it->c.start, addr,
+						       len,
+						       TERN_PHYS_COPY_SRC_LOCAL);
 			it->sg_off += len;
 			if (it->sg_off == sg_dma_len(it->sg) && it->left > len) {
 				it->sg = sg_next(it->sg);
@@ -201,18 +189,6 @@ static void tern_paging_count(struct tern_device *tdev,
 	spin_unlock(&pg->lock);
 }
 
-/* Bytes a DMA-mapped sg table covers. */
-static u64 tern_paging_sgt_bytes(struct sg_table *sgt)
-{
-	struct scatterlist *sg;
-	u64 bytes = 0;
-	unsigned int i;
-
-	for_each_sgtable_dma_sg(sgt, sg, i)
-		bytes += sg_dma_len(sg);
-	return bytes;
-}
-
 /*
  * Write the paging buffer a piece at a time into one bounded buffer and
  * run each piece; the thread sleeps until the copy engine ran them all
@@ -237,7 +213,7 @@ static int tern_paging_run(struct tern_device *tdev, struct sg_table *sys,
 	int ret, idx;
 
 	/* the pages cover the BO: anything else is a bug */
-	if (WARN_ON(!size || (sys && tern_paging_sgt_bytes(sys) < size)))
+	if (WARN_ON(!size || (sys && tern_sgt_dma_bytes(sys) < size)))
 		return -EINVAL;
 	tern_local_first(&it.c, local, 0);
 	local_start = it.c.start;

@@ -918,7 +918,20 @@ void tern_pt_update_begin(struct tern_pt *pt, u64 va, u64 npages,
 	pt->staged = 0;
 }
 
-static u32 tern_pt_emit_copy(u32 *cmd, u64 src, u64 dst, u32 size)
+/**
+ * tern_pt_emit_phys_copy() - write one PHYS_COPY packet
+ * @cmd: where, TERN_PKT_DWORDS_PHYS_COPY dwords
+ * @src: source: a bus address, or a local offset with %TERN_PHYS_COPY_SRC_LOCAL
+ * @dst: destination, likewise with %TERN_PHYS_COPY_DST_LOCAL
+ * @size: bytes
+ * @flags: TERN_PHYS_COPY_*
+ *
+ * The one packet of the driver's own DMA buffers: page-table updates here,
+ * paging buffers (tern_paging.c).
+ *
+ * Return: the dwords written.
+ */
+u32 tern_pt_emit_phys_copy(u32 *cmd, u64 src, u64 dst, u32 size, u32 flags)
 {
 	struct tern_pkt_phys_copy pkt = {
 		.header = TERN_PKT_HEADER(TERN_OP_PHYS_COPY,
@@ -928,6 +941,7 @@ static u32 tern_pt_emit_copy(u32 *cmd, u64 src, u64 dst, u32 size)
 		.dst_lo = lower_32_bits(dst),
 		.dst_hi = upper_32_bits(dst),
 		.size = size,
+		.flags = flags,
 	};
 
 	memcpy(cmd, &pkt, sizeof(pkt));
@@ -990,7 +1004,8 @@ int tern_pt_update_end(struct tern_pt *pt, u32 *cmd, u64 staging_addr,
 				    node->window_first + i] =
 				cpu_to_le64(tern_pt_link_value(node,
 							       node->dirty_first + i));
-		n += tern_pt_emit_copy(cmd + n, src, dst, count * sizeof(u64));
+		n += tern_pt_emit_phys_copy(cmd + n, src, dst,
+					    count * sizeof(u64), 0);
 	}
 	pt->nr_dirty = 0;
 	if (invalidate)

@@ -131,5 +131,6 @@ void tern_pt_update_begin(struct tern_pt *pt, u64 va, u64 npages,
 			  void *staging, u64 staging_bytes);
 int tern_pt_update_end(struct tern_pt *pt, u32 *cmd, u64 staging_addr,
 		       bool invalidate, u32 *dwords);
+u32 tern_pt_emit_phys_copy(u32 *cmd, u64 src, u64 dst, u32 size, u32 flags);
 
 #endif /* __TERN_PT_H__ */

@@ -1075,18 +1075,6 @@ static int tern_vm_op_check(const struct drm_tern_vm_bind *args)
 	return 0;
 }
 
-/* Bytes the device can reach through @sgt. */
-static u64 tern_vm_sgt_bytes(struct sg_table *sgt)
-{
-	struct scatterlist *sg;
-	u64 bytes = 0;
-	unsigned int i;
-
-	for_each_sgtable_dma_sg(sgt, sg, i)
-		bytes += sg_dma_len(sg);
-	return bytes;
-}
-
 /*
  * Everything an operation takes, before the VM lock: the pieces of the
  * mappings it may cut; a map's mapping, its BO's entry in the VM, its BO
@@ -1143,7 +1131,7 @@ static int tern_vm_op_prepare(struct tern_vm *vm, struct tern_vm_op *op,
 		op->pins = 1;
 		/* an exporter's sg table shorter than its BO: refused here */
 		if (op->backing.sgt &&
-		    WARN_ON_ONCE(tern_vm_sgt_bytes(op->backing.sgt) <
+		    WARN_ON_ONCE(tern_sgt_dma_bytes(op->backing.sgt) <
 				 args->bo_offset + args->range))
 			return -EINVAL;
 		ret = tern_pt_pool_fill(&vm->pt, &op->pool, tables, leaves);
