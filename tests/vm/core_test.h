@@ -416,7 +416,6 @@ static inline bool core_debugfs_path(const char *name, char *path, size_t len)
 	return found;
 }
 
-
 /* The key "@key: <n>" of debugfs "memory" of the first tern device, or -1. */
 static inline long long core_memory_value(const char *key)
 {
@@ -437,14 +436,14 @@ static inline long long core_memory_value(const char *key)
 	return v;
 }
 
-/* Paging buffers run of a kind ("in", "out", "clear"), debugfs "memory"; -1. */
+/* Paging buffers (one per move) of a kind ("in", "out", "clear"); -1. */
 static inline long long core_paging_jobs(const char *kind)
 {
 	char path[512], line[256], key[64];
 	long long jobs = -1, bytes;
 	FILE *f;
 
-	snprintf(key, sizeof(key), "paging_%s: %%lld jobs %%lld bytes", kind);
+	snprintf(key, sizeof(key), "paging_%s: %%lld buffers %%lld bytes", kind);
 	if (!core_debugfs_path("memory", path, sizeof(path)))
 		return -1;
 	f = fopen(path, "r");
@@ -456,6 +455,7 @@ static inline long long core_paging_jobs(const char *kind)
 	fclose(f);
 	return jobs;
 }
+
 /*
  * The mappings inside [@lo, @hi) of the address space that maps exactly
  * [@mark, @mark + @mark_size) (a marker mapping only the caller's file

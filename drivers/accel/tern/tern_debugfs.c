@@ -47,8 +47,8 @@
  *   imported ones left out), "tt_bytes" (the BOs in %TTM_PL_TT: their
  *   pages are mapped for the device, pinned or not), "local_bytes" and
  *   "local_size" (device-local memory used and in all), then per kind of
- *   paging buffer ("in", "out", "clear") the jobs run and bytes moved,
- *   failures and device time;
+ *   paging buffer ("in", "out", "clear") the buffers run (one per move)
+ *   and bytes moved, failures and device time;
  * - sched_policy (rw): "fair", "fifo" or "drmfair"; writing one switches
  *   every engine at its next decision;
  * - quantum_us, starve_ms (rw): the policy's time slice and starvation

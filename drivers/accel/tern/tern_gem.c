@@ -136,6 +136,9 @@ static void tern_bo_destroy(struct ttm_buffer_object *tbo)
 	kfree(bo);
 }
 
+/* tries of a pin in local memory that TTM refused */
+#define TERN_BO_PIN_TRIES	3
+
 /*
  * Where its placement says the device uses the BO, and pinned there; the
  * caller holds the reservation.
@@ -219,13 +222,16 @@ static struct sg_table *tern_gem_get_sg_table(struct drm_gem_object *obj)
 
 /*
  * A kernel mapping of the BO for a dma-buf importer: only of system pages
- * (TTM would map the start of local memory for a BO there, not its
- * blocks).
+ * pinned by its attachment (TTM would map the start of local memory for a
+ * BO there, not its blocks).
  */
 static int tern_gem_vmap(struct drm_gem_object *obj, struct iosys_map *map)
 {
 	struct ttm_buffer_object *tbo = &to_tern_bo(obj)->tbo;
 
+	/* unpinned, a move would leave the mapping on freed pages */
+	if (!tbo->pin_count)
+		return -EINVAL;
 	if (tbo->resource && tbo->resource->mem_type == TERN_PL_LOCAL)
 		return -EOPNOTSUPP;
 	return drm_gem_ttm_vmap(obj, map);
@@ -496,35 +502,13 @@ out_exit:
 	return ret;
 }
 
-/**
- * tern_bo_pin() - keep a BO in place for the device
- * @bo: the BO
- * @backing: out: where the device reaches it, valid until tern_bo_unpin()
- *
- * Moves a BO to where its placement says the device uses it and pins it
- * there (it is neither swapped nor moved until tern_bo_unpin()): a SYSTEM
- * BO to %TTM_PL_TT, its pages allocated if needed and mapped for DMA by
- * the device; a LOCAL BO to local memory, paged in from system memory (or
- * cleared) by the copy engine, after other LOCAL BOs that no address space
- * maps were paged out to make room.  An imported BO's pages are the
- * exporter's, pinned by the attachment for as long as the BO exists.
- * Takes the BO's reservation lock: do not call it with the lock held.
- *
- * Return: 0; -ENOSPC if local memory is full of pinned BOs, -EBUSY if a
- * LOCAL BO is pinned in system memory by a dma-buf attachment; another
- * negative errno.
- */
-int tern_bo_pin(struct tern_bo *bo, struct tern_bo_backing *backing)
+/* One try of tern_bo_pin(), in a ww transaction of its own. */
+static int tern_bo_pin_once(struct tern_bo *bo, struct tern_bo_backing *backing)
 {
 	struct ttm_buffer_object *tbo = &bo->tbo;
 	struct ww_acquire_ctx ticket;
 	struct sg_table *sgt;
 	int ret;
-
-	if (tern_bo_obj(bo)->import_attach) {
-		backing->sgt = tbo->sg;
-		return 0;
-	}
 
 	/*
 	 * With a ticket, TTM may sleep on the reservation of a victim it
@@ -554,6 +538,48 @@ out_unreserve:
 out_fini:
 	ww_acquire_fini(&ticket);
 	return ret;
+}
+
+/**
+ * tern_bo_pin() - keep a BO in place for the device
+ * @bo: the BO
+ * @backing: out: where the device reaches it, valid until tern_bo_unpin()
+ *
+ * Moves a BO to where its placement says the device uses it and pins it
+ * there (it is neither swapped nor moved until tern_bo_unpin()): a SYSTEM
+ * BO to %TTM_PL_TT, its pages allocated if needed and mapped for DMA by
+ * the device; a LOCAL BO to local memory, paged in from system memory (or
+ * cleared) by the copy engine, after other LOCAL BOs that no address space
+ * maps were paged out to make room.  An imported BO's pages are the
+ * exporter's, pinned by the attachment for as long as the BO exists.
+ * Takes the BO's reservation lock: do not call it with the lock held.
+ *
+ * Return: 0; -ENOSPC if local memory is full of pinned BOs, -EBUSY if a
+ * LOCAL BO is pinned in system memory by a dma-buf attachment; another
+ * negative errno.
+ */
+int tern_bo_pin(struct tern_bo *bo, struct tern_bo_backing *backing)
+{
+	int ret, tries;
+
+	if (tern_bo_obj(bo)->import_attach) {
+		backing->sgt = bo->tbo.sg;
+		return 0;
+	}
+
+	/*
+	 * TTM's eviction may find no victim because another thread held or
+	 * freed it meanwhile, or back off from a deadlock with another
+	 * transaction: for local memory, a refusal is tried again in a new
+	 * transaction before it counts.
+	 */
+	for (tries = 0; ; tries++) {
+		ret = tern_bo_pin_once(bo, backing);
+		if (bo->placement != DRM_TERN_BO_PLACEMENT_LOCAL ||
+		    (ret != -ENOSPC && ret != -ENOMEM) ||
+		    tries == TERN_BO_PIN_TRIES - 1)
+			return ret;
+	}
 }
 
 /**

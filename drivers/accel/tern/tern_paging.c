@@ -142,6 +142,11 @@ static u32 tern_paging_emit_some(struct tern_paging_iter *it, u32 *cmd,
 		u64 len = min3(it->c.size, it->left, (u64)TERN_PAGING_PACKET_BYTES);
 		u32 *pkt = cmd + n * TERN_PKT_DWORDS_PHYS_COPY;
 
+		len = min_t(u64, len, TERN_PAGING_RUN_BYTES - bytes);
+		/* blocks shorter than the BO: a bug; the packet would be refused */
+		if (WARN_ON(!len))
+			return 0;
+
 		if (it->kind == TERN_PAGING_CLEAR) {
 			len = min_t(u64, len, TERN_PAGING_ZEROES);
 			tern_pt_emit_phys_copy(pkt, it->zeroes, it->c.start, len,
@@ -210,7 +215,7 @@ static int tern_paging_run(struct tern_device *tdev, struct sg_table *sys,
 	struct tern_bind_run run;
 	u32 dwords, *cmd, packets = 0;
 	dma_addr_t cmd_dma;
-	int ret, idx;
+	int ret = 0, idx;
 
 	/* the pages cover the BO: anything else is a bug */
 	if (WARN_ON(!size || (sys && tern_sgt_dma_bytes(sys) < size)))
@@ -236,6 +241,11 @@ static int tern_paging_run(struct tern_device *tdev, struct sg_table *sys,
 		if (ret)
 			break;
 		dwords = tern_paging_emit_some(&it, cmd, max);
+		if (!dwords) {
+			tern_bind_release(&run);
+			ret = -EINVAL;
+			break;
+		}
 		packets += dwords / TERN_PKT_DWORDS_PHYS_COPY;
 		ret = tern_bind_run(tdev, &run, cmd, cmd_dma, dwords,
 				    pg->null_root_dma);
@@ -306,7 +316,7 @@ void tern_paging_debugfs_show(struct tern_device *tdev, struct drm_printer *p)
 	ns = pg->device_ns;
 	spin_unlock(&pg->lock);
 	for (i = 0; i < TERN_PAGING_KINDS; i++)
-		drm_printf(p, "paging_%s: %llu jobs %llu bytes\n", names[i],
+		drm_printf(p, "paging_%s: %llu buffers %llu bytes\n", names[i],
 			   jobs[i], bytes[i]);
 	drm_printf(p, "paging_failures: %llu\npaging_device_ns: %llu\n",
 		   failures, ns);

@@ -34,7 +34,8 @@ enum tern_paging_kind {
  * @zeroes: system memory of zeroes, the source of clears
  * @zeroes_dma: its bus address
  * @lock: protects the counters
- * @jobs: paging buffers run, per &enum tern_paging_kind
+ * @jobs: paging buffers run (one per move, run as one job per 4 MiB), per
+ *	&enum tern_paging_kind
  * @bytes: bytes they moved (or cleared), per kind
  * @failures: paging buffers that failed
  * @device_ns: device time they took

@@ -263,7 +263,7 @@ static unsigned long tern_ttm_io_mem_pfn(struct ttm_buffer_object *tbo,
 }
 
 /* Page a BO in to local memory (or clear it there), or out to TT. */
-static int tern_ttm_move_local(struct ttm_buffer_object *tbo,
+static int tern_ttm_move_local(struct ttm_buffer_object *tbo, bool evict,
 			       struct ttm_operation_ctx *ctx,
 			       struct ttm_resource *new_mem)
 {
@@ -277,8 +277,12 @@ static int tern_ttm_move_local(struct ttm_buffer_object *tbo,
 
 	/* nothing may use the old place any more */
 	ret = ttm_bo_wait_ctx(tbo, ctx);
-	if (ret == -EBUSY)
-		ret = -ETIMEDOUT;	/* not "held by an attachment" */
+	/*
+	 * Not "held by an attachment"; but an eviction keeps -EBUSY, with
+	 * which TTM goes on to the next victim.
+	 */
+	if (ret == -EBUSY && !evict)
+		ret = -ETIMEDOUT;
 	if (ret)
 		return ret;
 
@@ -311,8 +315,10 @@ static int tern_ttm_move_local(struct ttm_buffer_object *tbo,
 	if (ret == -ENODEV && !in && drm_dev_is_unplugged(&tdev->drm)) {
 		pgoff_t i;
 
-		for (i = 0; i < tbo->ttm->num_pages; i++)
+		for (i = 0; i < tbo->ttm->num_pages; i++) {
 			clear_highpage(tbo->ttm->pages[i]);
+			cond_resched();
+		}
 		ret = 0;
 	}
 	if (ret)
@@ -351,11 +357,12 @@ static int tern_ttm_move(struct ttm_buffer_object *tbo, bool evict,
 	}
 	/*
 	 * To or from local memory (the only moves left but LOCAL -> LOCAL);
-	 * a BO with no place yet (none today) is cleared there.
+	 * a BO with no place yet (none today: old_type is SYSTEM then) is
+	 * cleared there.
 	 */
 	if (old_type == TERN_PL_LOCAL || new_type == TERN_PL_LOCAL)
-		if (old_type != new_type || !old_mem)
-			return tern_ttm_move_local(tbo, ctx, new_mem);
+		if (old_type != new_type)
+			return tern_ttm_move_local(tbo, evict, ctx, new_mem);
 	return -EINVAL;
 }
 
