@@ -12,7 +12,9 @@
  * checked by the CPU and by jobs that copy it into a system BO.  When
  * local memory is full of mapped LOCAL BOs, mapping one more is -ENOSPC
  * and changes nothing; a LOCAL BO larger than local memory is -E2BIG at
- * creation.  Closing everything gives all local memory back.
+ * creation.  A LOCAL_PREFERRED BO maps in system memory when local memory
+ * has no room, in local memory when it has.  Closing everything gives all
+ * local memory back.
  *
  * tern-vm: timeout=120
  */
@@ -23,6 +25,7 @@
 #define VA_L		0x10000000ull
 #define VA_S		0x20000000ull
 #define VA_BIG		0x40000000ull
+#define VA_P		0x30000000ull
 
 /* Run @ndw dwords on @ctx and wait: the fence's status (0 on success). */
 static int run(int fd, uint32_t ctx, const uint32_t *dw, uint32_t ndw)
@@ -90,10 +93,13 @@ int main(void)
 	long long local0, in0, out0, clear0, local_size;
 	volatile uint32_t *lp, *sp, *zp;
 	uint64_t got, half, zsize = 0;
+	uint32_t pref[2] = { 0 };
+	volatile uint32_t *pp;
+	long long local_used;
 	size_t i;
 	int fd, ret;
 
-	tap_plan(28);
+	tap_plan(31);
 	fd = open(TERN_TEST_NODE, O_RDWR);
 	if (!tap_ok(fd >= 0 && !core_get_info(fd, &info) &&
 		    !ctx_create(fd, DRM_TERN_PRIORITY_NORMAL, DRM_TERN_ENGINE_CLASS_COPY,
@@ -214,16 +220,46 @@ int main(void)
 	       "a new LOCAL BO over that memory is cleared: zeroes for the CPU and jobs (%s)",
 	       strerror(-ret));
 
+	/*
+	 * LOCAL_PREFERRED: with local memory full of mapped BOs (L and the
+	 * new one), such a BO maps anyway, in system memory; with room, it
+	 * goes to local memory.
+	 */
+	local_used = core_memory_value("local_bytes");
+	ret = bo_create_placed(fd, L_SIZE, DRM_TERN_BO_PLACEMENT_LOCAL_PREFERRED, &pref[0]);
+	pp = ret ? NULL : bo_mmap(fd, pref[0], &got);
+	for (i = 0; pp && i < L_SIZE / 4; i++)
+		pp[i] = pattern(i);
+	ret = pp ? vm_map(fd, pref[0], VA_P, 0, L_SIZE) : -ENOMEM;
+	n = 0;
+	memset((void *)sp, 0, L_SIZE);
+	pkt_copy(dw, &n, VA_P, VA_S, L_SIZE);
+	tap_ok(!ret && core_memory_value("local_bytes") == local_used &&
+	       !run(fd, ctx, dw, n) && cpu_reads(sp, pattern),
+	       "a LOCAL_PREFERRED BO maps in system memory while local memory is full (%s)",
+	       strerror(-ret));
+	/* an unmapped LOCAL BO still holds its local memory until evicted */
+	munmap((void *)zp, zsize);
+	tap_ok(!vm_unmap(fd, VA_BIG, zsize) && !bo_close(fd, zbo),
+	       "unmap and free the big LOCAL BO");
+	zbo = 0;
+	ret = bo_create_placed(fd, L_SIZE, DRM_TERN_BO_PLACEMENT_LOCAL_PREFERRED, &pref[1]) ?:
+	      vm_map(fd, pref[1], VA_P + 2 * L_SIZE, 0, L_SIZE);
+	tap_ok(!ret && core_memory_value("local_bytes") == 2 * (long long)L_SIZE,
+	       "with room, another goes to local memory (%s, %lld bytes of local memory)",
+	       strerror(-ret), core_memory_value("local_bytes"));
+
 	tap_ok(core_memory_value("paging_failures") == 0, "no paging buffer failed");
 
 	/* everything goes: local memory is all given back */
 	munmap((void *)lp, L_SIZE);
-	munmap((void *)zp, zsize);
 	munmap((void *)sp, L_SIZE);
 	bo_close(fd, l);
-	bo_close(fd, zbo);
 	bo_close(fd, big[1]);
 	bo_close(fd, extra);
+	munmap((void *)pp, L_SIZE);
+	bo_close(fd, pref[0]);
+	bo_close(fd, pref[1]);
 	tap_ok(core_memory_value("local_bytes") > 0,
 	       "while the file lives, its mapped LOCAL BOs hold local memory");
 	close(fd);

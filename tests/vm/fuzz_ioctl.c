@@ -371,8 +371,8 @@ static void op_bo_create(struct worker *w, struct file *f)
 	}
 	if (chance(w, 8)) {
 		c.placement = below(w, 4);
-		/* LOCAL (interface 1.6) is accepted: the size fits local memory */
-		if (c.placement > DRM_TERN_BO_PLACEMENT_LOCAL) {
+		/* LOCAL, LOCAL_PREFERRED (interface 1.6): the sizes fit */
+		if (c.placement > DRM_TERN_BO_PLACEMENT_LOCAL_PREFERRED) {
 			ex(&e, EINVAL);
 			bad = true;
 		}

@@ -191,9 +191,13 @@ int tern_bo_alloc(struct tern_device *dev, uint64_t size, uint32_t flags,
 	tern_clearerr();
 	if (!size)
 		return tern_seterr(-EINVAL, "buffer: size 0");
-	if (flags & ~(TERN_BO_LOCAL | TERN_BO_DEVICE_READ_ONLY))
+	if (flags & ~(TERN_BO_LOCAL | TERN_BO_LOCAL_PREFERRED | TERN_BO_DEVICE_READ_ONLY))
 		return tern_seterr(-EINVAL, "buffer: unknown flags 0x%x",
-				   flags & ~(TERN_BO_LOCAL | TERN_BO_DEVICE_READ_ONLY));
+				   flags & ~(TERN_BO_LOCAL | TERN_BO_LOCAL_PREFERRED |
+					     TERN_BO_DEVICE_READ_ONLY));
+	if ((flags & TERN_BO_LOCAL) && (flags & TERN_BO_LOCAL_PREFERRED))
+		return tern_seterr(-EINVAL, "buffer: TERN_BO_LOCAL and TERN_BO_LOCAL_PREFERRED "
+				   "together");
 	if (dev->info.max_bo_size && size > dev->info.max_bo_size)
 		return tern_seterr(-E2BIG, "buffer: %llu bytes is more than the device's "
 				   "largest buffer (%llu bytes)", (unsigned long long)size,
@@ -207,6 +211,7 @@ int tern_bo_alloc(struct tern_device *dev, uint64_t size, uint32_t flags,
 	bo->dev = dev;
 	args.size = size;
 	args.placement = (flags & TERN_BO_LOCAL) ? DRM_TERN_BO_PLACEMENT_LOCAL :
+		(flags & TERN_BO_LOCAL_PREFERRED) ? DRM_TERN_BO_PLACEMENT_LOCAL_PREFERRED :
 		DRM_TERN_BO_PLACEMENT_SYSTEM;
 	ret = tern_ioctl(dev, DRM_IOCTL_TERN_BO_CREATE, &args, TERN_IOC_BO_CREATE,
 			 "allocating a buffer");

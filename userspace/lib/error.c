@@ -62,7 +62,8 @@ static const struct errmsg get_info_msgs[] = {
 };
 
 static const struct errmsg bo_create_msgs[] = {
-	{ EINVAL, "size 0, or flags or placement the driver does not know" },
+	{ EINVAL, "size 0, or flags or placement the driver does not know (local-preferred "
+		  "needs interface 1.6)" },
 	{ E2BIG, "larger than the device's largest buffer (max_bo_size), or a "
 		 "device-local buffer larger than local memory" },
 	{ EOPNOTSUPP, "device-local placement: the device has no local memory, or the "

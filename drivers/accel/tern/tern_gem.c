@@ -151,10 +151,14 @@ static int tern_bo_pin_locked(struct tern_bo *bo)
 		.gfp_retry_mayfail = true,
 	};
 	bool local = bo->placement == DRM_TERN_BO_PLACEMENT_LOCAL;
+	struct ttm_placement *placement = &tern_placement_tt;
 	int ret;
 
-	ret = ttm_bo_validate(&bo->tbo, local ? &tern_placement_local :
-						&tern_placement_tt, &ctx);
+	if (local)
+		placement = &tern_placement_local;
+	else if (bo->placement == DRM_TERN_BO_PLACEMENT_LOCAL_PREFERRED)
+		placement = &tern_placement_local_preferred;
+	ret = ttm_bo_validate(&bo->tbo, placement, &ctx);
 	if (ret == -EINVAL && bo->tbo.pin_count)
 		return -EBUSY;	/* pinned elsewhere by an attachment */
 	/*
@@ -429,6 +433,9 @@ int tern_bo_create_ioctl(struct drm_device *dev, void *data, struct drm_file *fi
 		/* could never be placed */
 		if (args->size > to_tern_device(dev)->local_mem_size)
 			return -E2BIG;
+		break;
+	case DRM_TERN_BO_PLACEMENT_LOCAL_PREFERRED:
+		/* system memory when local memory has no room (or is none) */
 		break;
 	default:
 		return -EINVAL;

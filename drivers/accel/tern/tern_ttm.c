@@ -96,6 +96,22 @@ struct ttm_placement tern_placement_local = {
 	.placement = &tern_place_local,
 };
 
+static struct ttm_place tern_places_local_preferred[] = {
+	{ .mem_type = TERN_PL_LOCAL },
+	{ .mem_type = TTM_PL_TT },
+};
+
+/*
+ * @tern_placement_local_preferred: device-local memory if it has room,
+ * else system memory the device reaches.  TTM tries both without
+ * evicting first, so a BO that does not fit in local memory goes to TT
+ * rather than evict another.
+ */
+struct ttm_placement tern_placement_local_preferred = {
+	.num_placement = ARRAY_SIZE(tern_places_local_preferred),
+	.placement = tern_places_local_preferred,
+};
+
 static inline struct tern_tt *to_tern_tt(struct ttm_tt *ttm)
 {
 	return container_of(ttm, struct tern_tt, ttm);

@@ -16,6 +16,7 @@ struct tern_device;
 
 extern struct ttm_placement tern_placement_system;
 extern struct ttm_placement tern_placement_local;
+extern struct ttm_placement tern_placement_local_preferred;
 extern struct ttm_placement tern_placement_tt;
 
 int tern_ttm_init(struct tern_device *tdev);

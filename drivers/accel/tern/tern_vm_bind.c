@@ -906,6 +906,13 @@ static void tern_vm_binds_run(struct tern_vm *vm, struct tern_vm_bind *mine)
 				mutex_unlock(&vm->lock);
 			}
 		}
+		/*
+		 * Done before its fence signals: whoever waited for the
+		 * fence finds it in VM_GET_STATE's @done.
+		 */
+		mutex_lock(&vm->lock);
+		vm->done_seqno = bind->seqno;
+		mutex_unlock(&vm->lock);
 		/* the fence first: once in @vm->done, the bind may be freed */
 		if (bind->error)
 			dma_fence_set_error(&bind->fence->base, bind->error);
@@ -916,7 +923,6 @@ static void tern_vm_binds_run(struct tern_vm *vm, struct tern_vm_bind *mine)
 		mutex_lock(&vm->lock);
 		list_move_tail(&bind->link, &vm->done);
 		vm->queued_ops -= bind->nr_ops;
-		vm->done_seqno = bind->seqno;
 		vm->executing = false;
 		queue_work(system_unbound_wq, &vm->reap_work);
 	}

@@ -1005,10 +1005,17 @@ struct drm_tern_wait {
  *	-EBUSY while the BO is mapped, and while attached, mapping the BO
  *	fails with -EBUSY.  Later versions may evict mapped LOCAL BOs between
  *	the jobs that use them; this value keeps its meaning.
+ * @DRM_TERN_BO_PLACEMENT_LOCAL_PREFERRED: device-local memory when it has
+ *	room when the BO is mapped, system memory otherwise (interface 1.6):
+ *	as LOCAL, but a map never evicts another BO for it nor fails for
+ *	want of local memory, and the BO may be of any size up to
+ *	&drm_tern_get_info.max_bo_size.  A map leaves it where it is when
+ *	that is one of the two (a BO paged out stays in system memory).
  */
 enum drm_tern_bo_placement {
 	DRM_TERN_BO_PLACEMENT_SYSTEM = 0,
 	DRM_TERN_BO_PLACEMENT_LOCAL = 1,
+	DRM_TERN_BO_PLACEMENT_LOCAL_PREFERRED = 2,
 };
 
 /**

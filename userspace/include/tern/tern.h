@@ -340,6 +340,7 @@ TERN_API const char *tern_fault_kind_name(uint32_t kind);
 /** Flags of tern_bo_alloc(). */
 #define TERN_BO_LOCAL			(1u << 0)	/* place in device-local memory */
 #define TERN_BO_DEVICE_READ_ONLY	(1u << 1)	/* device writes fault */
+#define TERN_BO_LOCAL_PREFERRED		(1u << 2)	/* local memory if it has room */
 
 /**
  * tern_bo_alloc() - allocate a buffer the CPU and the device share
@@ -350,8 +351,10 @@ TERN_API const char *tern_fault_kind_name(uint32_t kind);
  *	memory (driver interface 1.6): jobs run faster on it, the CPU reaches
  *	it through the device's BAR (write-combined: slow to read); it stays
  *	there while it exists, because the library keeps it mapped.
- *	TERN_BO_DEVICE_READ_ONLY maps the buffer read-only for the device (the
- *	CPU can still write it).
+ *	TERN_BO_LOCAL_PREFERRED (libtern 1.5) places it in local memory if it
+ *	has room then, in system memory if not, and never fails for want of
+ *	local memory.  TERN_BO_DEVICE_READ_ONLY maps the buffer read-only for
+ *	the device (the CPU can still write it).
  * @bop: out: the buffer
  *
  * The buffer is zero-filled, mapped into the CPU (tern_bo_map()) and into
@@ -362,7 +365,9 @@ TERN_API const char *tern_fault_kind_name(uint32_t kind);
  * tern_vm_bind() queued before it ran.
  *
  * Errors: -EINVAL size 0 or unknown flags; -E2BIG size above max_bo_size,
- * or TERN_BO_LOCAL and above the local memory's size; -EOPNOTSUPP
+ * or TERN_BO_LOCAL and above the local memory's size; -EINVAL
+ * TERN_BO_LOCAL with TERN_BO_LOCAL_PREFERRED, or TERN_BO_LOCAL_PREFERRED
+ * on a driver before 1.6; -EOPNOTSUPP
  * TERN_BO_LOCAL on a device without local memory or a driver before 1.6;
  * -ENOSPC no room left in the device address space, or TERN_BO_LOCAL and
  * local memory full of other buffers; -ENOMEM; -ENODEV the device is gone.
