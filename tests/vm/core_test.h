@@ -419,21 +419,11 @@ static inline bool core_debugfs_path(const char *name, char *path, size_t len)
 /* The key "@key: <n>" of debugfs "memory" of the first tern device, or -1. */
 static inline long long core_memory_value(const char *key)
 {
-	char path[512], line[256];
-	size_t n = strlen(key);
-	long long v = -1;
-	FILE *f;
+	char path[512];
 
 	if (!core_debugfs_path("memory", path, sizeof(path)))
 		return -1;
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, n) && line[n] == ':')
-			v = strtoll(line + n + 1, NULL, 10);
-	fclose(f);
-	return v;
+	return file_key_value(path, key);
 }
 
 /* Paging buffers (one per move) of a kind ("in", "out", "clear"); -1. */

@@ -18,20 +18,10 @@
 /* The value of @key in the fdinfo of @fd, or -1. */
 static long long fdinfo_value(int fd, const char *key)
 {
-	char path[64], line[256];
-	long long v = -1;
-	size_t n = strlen(key);
-	FILE *f;
+	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, n) && line[n] == ':')
-			v = strtoll(line + n + 1, NULL, 10);
-	fclose(f);
-	return v;
+	return file_key_value(path, key);
 }
 
 static char sysdir[512];

@@ -138,6 +138,23 @@ static inline long meminfo_settled_kb(const char *field, long limit)
 	return kb;
 }
 
+/* The value of the line "@key: <n>" of file @path (the last one), or -1. */
+static inline long long file_key_value(const char *path, const char *key)
+{
+	char line[256];
+	size_t n = strlen(key);
+	long long v = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == ':')
+			v = strtoll(line + n + 1, NULL, 10);
+	fclose(f);
+	return v;
+}
+
 /*
  * The memory of the tern devices' BOs: the sum of "@key: <bytes>" over the
  * debugfs "memory" files of all accel devices that have one

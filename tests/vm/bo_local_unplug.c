@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * bo_local_unplug: the PCI device is removed while LOCAL BOs are mapped,
+ * CPU-mapped through BAR2 and paged in and out.
+ *
+ * One process keeps a LOCAL BO mapped and CPU-mapped; two others page
+ * 64 MiB LOCAL BOs in and out in a loop (map one, unmap the one before,
+ * three of them over local memory), so that remove meets paging buffers
+ * on the copy engine.  Each process's calls end with success or ENODEV,
+ * and every process exits.  After remove, the CPU mapping of the BO in
+ * local memory reads a page of zeroes (BAR2 is gone), without a fault.
+ * After a rescan, the new device pages a LOCAL BO in and a job reads it.
+ * Behind the IOMMU, the paging buffers' memory must go before remove
+ * returns (a late free faults).
+ *
+ * tern-vm: timeout=150
+ */
+#include <sys/wait.h>
+
+#include "core_test.h"
+
+#define MIB	(1024ull * 1024)
+#define VA	0x100000000ull
+
+/* Page 3 LOCAL BOs of @big bytes in and out until the device is gone. */
+static int churn(uint64_t big)
+{
+	uint32_t h[3];
+	uint64_t got;
+	char *p;
+	int fd, i, round, ret;
+
+	fd = open(TERN_TEST_NODE, O_RDWR);
+	for (i = 0; i < 3; i++) {
+		if (fd < 0 || bo_create_local(fd, big, &h[i]))
+			return 1;
+		p = bo_mmap(fd, h[i], &got);
+		if (!p)
+			return 1;
+		p[0] = (char)i;	/* populated: each first map pages it in */
+	}
+	for (round = 0; ; round++) {
+		i = round % 3;
+		ret = vm_map(fd, h[i], VA + i * big, 0, big);
+		if (ret == -ENODEV)
+			return 0;
+		/* the other process's BOs may hold local memory */
+		if (ret && ret != -ENOSPC)
+			return 2;
+		ret = vm_unmap(fd, VA + ((i + 2) % 3) * big, big);
+		if (ret == -ENODEV)
+			return 0;
+		if (ret && ret != -ENOENT)
+			return 3;
+	}
+}
+
+int main(void)
+{
+	char dev[512], remove[600], node[512];
+	volatile uint32_t *x = NULL;
+	struct drm_tern_get_info info;
+	int fd, i, status, bad = 0;
+	uint64_t got, big;
+	uint32_t h = 0;
+	pid_t pids[2];
+
+	fd = tern_test_open();
+	if (!tap_ok(fd >= 0 && !core_get_info(fd, &info) && info.local_mem_size &&
+		    core_pci_dev(dev, sizeof(dev)),
+		    "open the device, with local memory, and find its PCI function")) {
+		tap_done();
+		return tap_exit_status();
+	}
+	big = info.local_mem_size / 4 / MIB * MIB;
+	if (!bo_create_local(fd, MIB, &h))
+		x = bo_mmap(fd, h, &got);
+	for (i = 0; x && i < (int)(MIB / 4); i++)
+		x[i] = 0x1000u + i;
+	tap_ok(x && !vm_map(fd, h, VA, 0, MIB) && x[5] == 0x1005u,
+	       "a LOCAL BO mapped, in local memory, CPU-mapped through BAR2");
+
+	for (i = 0; i < 2; i++) {
+		pids[i] = fork();
+		if (!pids[i]) {
+			close(fd);
+			_exit(churn(big));
+		}
+	}
+	usleep(400000);
+	snprintf(remove, sizeof(remove), "%s/remove", dev);
+	tap_ok(core_write_file(remove, "1"),
+	       "remove the PCI device while two processes page 3 x %llu MiB in and out",
+	       (unsigned long long)(big / MIB));
+	for (i = 0; i < 2; i++)
+		if (pids[i] < 0 || waitpid(pids[i], &status, 0) != pids[i] ||
+		    !WIFEXITED(status) || WEXITSTATUS(status)) {
+			tap_diag("process %d: status %#x", i, status);
+			bad++;
+		}
+	tap_ok(!bad, "their calls ended with success or ENODEV, and they exited (%d did not)",
+	       bad);
+	tap_ok(x && x[5] == 0 && x[MIB / 4 - 1] == 0,
+	       "after remove, the CPU mapping of local memory reads zeroes");
+	munmap((void *)x, MIB);
+	close(fd);
+
+	tap_ok(core_write_file("/sys/bus/pci/rescan", "1") &&
+	       core_find_node(node, sizeof(node), 5000),
+	       "rescan the bus: the device is back");
+	fd = open(node, O_RDWR);
+	x = NULL;
+	h = 0;
+	if (fd >= 0 && !bo_create_local(fd, MIB, &h))
+		x = bo_mmap(fd, h, &got);
+	for (i = 0; x && i < (int)(MIB / 4); i++)
+		x[i] = 0x2000u + i;
+	tap_ok(x && !vm_map(fd, h, VA, 0, MIB) && core_memory_value("local_bytes") == (long long)MIB &&
+	       x[7] == 0x2007u,
+	       "the new device pages a LOCAL BO in");
+	if (x)
+		munmap((void *)x, MIB);
+	close(fd);
+	tap_done();
+	return tap_exit_status();
+}
