@@ -22,8 +22,11 @@
 #define MIB	(1024ull * 1024)
 #define VA	0x100000000ull
 
-/* Page 3 LOCAL BOs of @big bytes in and out until the device is gone. */
-static int churn(uint64_t big)
+/*
+ * Page 3 LOCAL BOs of @big bytes in and out until the device is gone;
+ * tell @ready once they are made.
+ */
+static int churn(uint64_t big, int ready)
 {
 	uint32_t h[3];
 	uint64_t got;
@@ -39,6 +42,8 @@ static int churn(uint64_t big)
 			return 1;
 		p[0] = (char)i;	/* populated: each first map pages it in */
 	}
+	if (write(ready, "r", 1) != 1)
+		return 1;
 	for (round = 0; ; round++) {
 		i = round % 3;
 		ret = vm_map(fd, h[i], VA + i * big, 0, big);
@@ -64,6 +69,8 @@ int main(void)
 	uint64_t got, big;
 	uint32_t h = 0;
 	pid_t pids[2];
+	int ready[2];
+	char ch;
 
 	fd = tern_test_open();
 	if (!tap_ok(fd >= 0 && !core_get_info(fd, &info) && info.local_mem_size &&
@@ -80,14 +87,23 @@ int main(void)
 	tap_ok(x && !vm_map(fd, h, VA, 0, MIB) && x[5] == 0x1005u,
 	       "a LOCAL BO mapped, in local memory, CPU-mapped through BAR2");
 
+	/* remove meets paging, not the set-up: it waits for both */
+	if (pipe(ready))
+		return tap_exit_status();
 	for (i = 0; i < 2; i++) {
 		pids[i] = fork();
 		if (!pids[i]) {
 			close(fd);
-			_exit(churn(big));
+			close(ready[0]);
+			_exit(churn(big, ready[1]));
 		}
 	}
-	usleep(400000);
+	close(ready[1]);
+	for (i = 0; i < 2; i++)
+		if (read(ready[0], &ch, 1) != 1)
+			tap_diag("a process did not set up");
+	close(ready[0]);
+	usleep(200000);
 	snprintf(remove, sizeof(remove), "%s/remove", dev);
 	tap_ok(core_write_file(remove, "1"),
 	       "remove the PCI device while two processes page 3 x %llu MiB in and out",
