@@ -22,19 +22,6 @@
 
 #define VA_STAMP	0x100000ull
 
-/* Wait until @ctx was preempted @n times, at most @ms. */
-static bool wait_preempted(int fd, uint32_t ctx, uint64_t n, int ms)
-{
-	int64_t end = now_ns() + (int64_t)ms * 1000000;
-
-	while (sched_preemptions(fd, ctx) != n) {
-		if (now_ns() > end)
-			return false;
-		usleep(1000);
-	}
-	return true;
-}
-
 /* Submit a SPIN of @ms between the stamps at @idx on @ctx. */
 static int spin_job(int fd, uint32_t ctx, uint32_t bo, unsigned int idx,
 		    unsigned int ms, uint32_t so)
@@ -78,7 +65,7 @@ int main(void)
 	ret = ret ?: sched_job_submit(fd, lo, &j, &bo, 1, 0, so2);
 	ret = ret ?: !sched_wait_u64(&s[0].start, 5000);
 	ret = ret ?: spin_job(fd, hi, bo, 2, 200, so_h);
-	ret = ret ?: !wait_preempted(fd, lo, 1, 5000);
+	ret = ret ?: !sched_wait_preemptions(fd, lo, 1, 5000);
 	tap_ok(!ret && !s[2].end, "the LOW job is preempted, HIGH runs");
 	tap_errno(ctx_destroy(fd, lo), 0, "destroy the LOW context");
 	ret = syncobj_wait(fd, so1, 5000) ?: syncobj_wait(fd, so2, 5000);
@@ -103,7 +90,7 @@ int main(void)
 	ret = sched_job_submit(fd2, lo2, &j, &bo2, 1, 0, 0);
 	ret = ret ?: !sched_wait_u64(&s2[0].start, 5000);
 	ret = ret ?: spin_job(fd, hi, bo, 2, 100, so_h);
-	ret = ret ?: !wait_preempted(fd2, lo2, 1, 5000);
+	ret = ret ?: !sched_wait_preemptions(fd2, lo2, 1, 5000);
 	tap_ok(!ret, "another file's LOW job is preempted");
 	/* the mapping holds the file open: drop it too */
 	munmap((void *)s2, 4096);

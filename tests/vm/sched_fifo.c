@@ -17,8 +17,39 @@
 #include "sched_test.h"
 
 #define VA_STAMP	0x100000ull
-#define VA_MAT		0x400000ull	/* 2 MiB: a GEMM with 52 ms rows */
 #define LIMIT_S		120
+
+/*
+ * Two HIGH SPINs of 200 ms on @ctx (stamps 3 and 4) in one
+ * DRM_IOCTL_TERN_SUBMIT_MANY.  0 or -errno.
+ */
+static int submit_high_pair(int fd, uint32_t ctx, uint32_t bo)
+{
+	struct drm_tern_submit sub[2];
+	struct drm_tern_submit_many m = {
+		.submits = (uintptr_t)sub,
+		.count = 2,
+		.stride = sizeof(sub[0]),
+	};
+	struct sched_job j[2];
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		sched_job_begin(&j[i], VA_STAMP + 16 * (3 + i));
+		pkt_spin(j[i].dw, &j[i].n, SCHED_SPIN_MS(200));
+		pkt_timestamp(j[i].dw, &j[i].n, j[i].stamp_va + 8);
+		sub[i] = (struct drm_tern_submit){
+			.context = ctx,
+			.cmdbuf = (uintptr_t)j[i].dw,
+			.cmdbuf_size = j[i].n * 4,
+			.bo_count = 1,
+			.bo_handles = (uintptr_t)&bo,
+		};
+	}
+	if (ioctl(fd, DRM_IOCTL_TERN_SUBMIT_MANY, &m))
+		return -errno;
+	return m.submitted == 2 ? 0 : m.error;
+}
 
 int main(void)
 {
@@ -39,12 +70,8 @@ int main(void)
 	volatile struct sched_stamp *stamp = NULL;
 	struct sched_job j;
 	char buf[32];
-	bool in_order = true, arrived = true, ok, ready = false;
-	unsigned int attempt;
+	bool in_order = true, arrived = true, ok;
 	unsigned int prio = 0, weight = 0, queued = 0;
-	uint32_t copy = 0, bos[2], gate;
-	volatile uint32_t *gate_word = NULL;
-	void *mat = NULL;
 	uint64_t pre = 0;
 	int fd, ret = 0;
 
@@ -53,16 +80,11 @@ int main(void)
 		    !sched_ctx(fd, DRM_TERN_PRIORITY_LOW, 0, 0, &ctx[0]) &&
 		    !sched_ctx(fd, DRM_TERN_PRIORITY_NORMAL, 0, 0, &ctx[1]) &&
 		    !sched_ctx(fd, DRM_TERN_PRIORITY_HIGH, 0, 0, &ctx[2]) &&
-		    !ctx_create(fd, DRM_TERN_PRIORITY_NORMAL,
-				DRM_TERN_ENGINE_CLASS_COPY, 0, &copy) &&
-		    !core_bo(fd, 4096, VA_STAMP, &bo, (void **)&stamp) &&
-		    !core_bo(fd, 2 << 20, VA_MAT, &bos[1], &mat),
+		    !core_bo(fd, 4096, VA_STAMP, &bo, (void **)&stamp),
 		    "LOW, NORMAL and HIGH contexts on engine 0; knobs saved"))
 		return tap_exit_status();
 	so = syncobj_new(fd);
 	memset((void *)stamp, 0, 4096);
-	bos[0] = bo;
-	gate_word = (volatile uint32_t *)stamp + 768;
 
 	tap_errno(sched_dbg_write("sched_policy", "fifo"), 0,
 		  "write fifo to sched_policy");
@@ -121,56 +143,33 @@ int main(void)
 	 * two HIGH jobs (3, 4), then a NORMAL job (5) arrives; fair would run
 	 * NORMAL before the preempted LOW job, fifo runs them in arrival
 	 * order: LOW first.  For the LOW job to wait in its queue rather than
-	 * in the PENDING slot, both HIGH jobs must be ready before the
-	 * preemption is served: they are released together by a gate, and
-	 * the LOW job is a GEMM whose rows (its preemption points) take
-	 * 52 ms each.  Should the second one still come too late, the
-	 * attempt is repeated (up to five).  The starvation bound is
-	 * raised out of the way: it would let the waiting classes take the
-	 * engine from HIGH, in an order of its own, before the switch.
+	 * in the PENDING slot, the scheduler must have both HIGH jobs when
+	 * the preemption is served, which the engine does within one SPIN
+	 * chunk of the request: they come in one DRM_IOCTL_TERN_SUBMIT_MANY,
+	 * whose jobs of one context are all queued before the scheduler
+	 * picks.  The starvation bound is raised out of the way: it would let
+	 * the waiting classes take the engine from HIGH, in an order of its
+	 * own, before the switch.
 	 */
 	tap_errno(sched_dbg_write("starve_ms", "100000"), 0, "starve_ms 100000");
-	for (attempt = 0; attempt < 5; attempt++) {
-		pre = sched_preemptions(fd, ctx[0]);
-		memset((void *)&stamp[2], 0, 4 * sizeof(*stamp));
-		drmSyncobjReset(fd, &so, 1);
-		*gate_word = 0;
-		gate = sched_gate(fd, copy, bo, VA_STAMP + 3072);
-		sched_job_begin(&j, VA_STAMP + 32);
-		pkt_gemm(j.dw, &j.n, VA_MAT, VA_MAT + (64 << 10),
-			 VA_MAT + (1088 << 10), 4, 64, 4096);
-		ret = !gate || sched_job_submit(fd, ctx[0], &j, bos, 2, 0, 0);
-		ret = ret ?: !sched_wait_u64(&stamp[2].start, 5000);
-		for (i = 3; i < 5 && !ret; i++) {
-			sched_job_begin(&j, VA_STAMP + 16 * i);
-			pkt_spin(j.dw, &j.n, SCHED_SPIN_MS(100));
-			ret = sched_job_submit(fd, ctx[2], &j, &bo, 1,
-					       i == 3 ? gate : 0, 0);
-		}
-		*gate_word = 1;
-		ret = ret ?: !sched_wait_jobs(SCHED_ENGINE, 2, 1, 5000);
-		sched_job_begin(&j, VA_STAMP + 80);
-		pkt_spin(j.dw, &j.n, SCHED_SPIN_MS(20));
-		ret = ret ?: sched_job_submit(fd, ctx[1], &j, &bo, 1, 0, so);
-		ret = ret ?: !sched_wait_jobs(SCHED_ENGINE, 2, 2, 5000);
-		/* both HIGH jobs in the slots, the preempted LOW job queued */
-		ok = sched_queue_entry(sched_ctx_tag(ctx[0]), &prio, &weight,
-				       &queued);
-		ready = !ret && ok && !stamp[3].end && queued == 1 &&
-			sched_preemptions(fd, ctx[0]) == pre + 1;
-		if (ready || ret)
-			break;
-		/*
-		 * The second HIGH job came after the preemption was served
-		 * and the LOW job went to the PENDING slot: this attempt
-		 * cannot tell fair from fifo.  Let it finish, try again.
-		 */
-		tap_diag("attempt %u: the LOW job waited in the PENDING slot", attempt);
-		syncobj_wait(fd, so, 10000);
-		ctx_idle(fd, ctx[0], 5000);
-		ctx_idle(fd, ctx[2], 5000);
-	}
-	tap_ok(ready, "LOW preempted by two HIGH jobs, NORMAL waiting (ret %d, LOW queued %u)",
+	pre = sched_preemptions(fd, ctx[0]);
+	memset((void *)&stamp[2], 0, 4 * sizeof(*stamp));
+	drmSyncobjReset(fd, &so, 1);
+	sched_job_begin(&j, VA_STAMP + 32);
+	pkt_spin(j.dw, &j.n, SCHED_SPIN_MS(300));
+	ret = sched_job_submit(fd, ctx[0], &j, &bo, 1, 0, 0);
+	ret = ret ?: !sched_wait_u64(&stamp[2].start, 5000);
+	ret = ret ?: submit_high_pair(fd, ctx[2], bo);
+	/* served: both HIGH jobs in the slots, the LOW one queued */
+	ret = ret ?: !sched_wait_preemptions(fd, ctx[0], pre + 1, 5000);
+	ret = ret ?: !sched_wait_jobs(SCHED_ENGINE, 2, 1, 5000);
+	sched_job_begin(&j, VA_STAMP + 80);
+	pkt_spin(j.dw, &j.n, SCHED_SPIN_MS(20));
+	ret = ret ?: sched_job_submit(fd, ctx[1], &j, &bo, 1, 0, so);
+	ret = ret ?: !sched_wait_jobs(SCHED_ENGINE, 2, 2, 5000);
+	ok = sched_queue_entry(sched_ctx_tag(ctx[0]), &prio, &weight, &queued);
+	tap_ok(!ret && ok && !stamp[3].end && queued == 1,
+	       "LOW preempted by two HIGH jobs, NORMAL waiting (ret %d, LOW queued %u)",
 	       ret, queued);
 	tap_errno(sched_dbg_write("sched_policy", "fifo"), 0,
 		  "switch to fifo while they wait");
