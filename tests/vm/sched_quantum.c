@@ -94,8 +94,13 @@ int main(void)
 	/* 3: A runs 200 ms (stamp 6), D waits in PENDING (7), E arrives (8) */
 	ret = spin_job(fd, a, bo, 6, 200);
 	ret = ret ?: !sched_wait_u64(&s[6].start, 5000);
+	/*
+	 * A job with no in-fence is given to the scheduler by the submit
+	 * ioctl: D is in the PENDING slot (or already running, promised)
+	 * when its submit returns.  Not waited for on debugfs: on a loaded
+	 * host D may be done before a poll sees it there.
+	 */
 	ret = ret ?: spin_job(fd, d, bo, 7, 10);
-	ret = ret ?: !sched_wait_jobs(SCHED_ENGINE, 2, 0, 5000);
 	ret = ret ?: spin_job(fd, e, bo, 8, 10);
 	ret = ret || !ctx_idle(fd, a, 10000) || !ctx_idle(fd, d, 10000) ||
 	      !ctx_idle(fd, e, 10000);

@@ -159,13 +159,14 @@ static inline uint64_t sched_preemptions(int fd, uint32_t ctx)
 	return ctx_state(fd, ctx, &st) ? ~0ull : st.preemptions;
 }
 
-/* Wait until @ctx was preempted @n times, at most @ms. */
+/* Wait until @ctx was preempted at least @n times, at most @ms. */
 static inline bool sched_wait_preemptions(int fd, uint32_t ctx, uint64_t n,
 					  int ms)
 {
 	int64_t end = now_ns() + (int64_t)ms * 1000000;
+	uint64_t p;
 
-	while (sched_preemptions(fd, ctx) != n) {
+	while ((p = sched_preemptions(fd, ctx)) == ~0ull || p < n) {
 		if (now_ns() > end)
 			return false;
 		usleep(1000);
