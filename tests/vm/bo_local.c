@@ -12,9 +12,10 @@
  * checked by the CPU and by jobs that copy it into a system BO.  When
  * local memory is full of mapped LOCAL BOs, mapping one more is -ENOSPC
  * and changes nothing; a LOCAL BO larger than local memory is -E2BIG at
- * creation.  A LOCAL_PREFERRED BO maps in system memory when local memory
- * has no room, in local memory when it has.  Closing everything gives all
- * local memory back.
+ * creation; a map refused for its range (-EEXIST) pages nothing in.  A
+ * LOCAL_PREFERRED BO maps in system memory when local memory has no room,
+ * in local memory when it has.  Closing everything gives all local memory
+ * back.
  *
  * tern-vm: timeout=120
  */
@@ -27,18 +28,6 @@
 #define VA_BIG		0x40000000ull
 #define VA_P		0x30000000ull
 
-/* Run @ndw dwords on @ctx and wait: the fence's status (0 on success). */
-static int run(int fd, uint32_t ctx, const uint32_t *dw, uint32_t ndw)
-{
-	struct drm_tern_submit s;
-	int ret = submit(fd, ctx, dw, ndw, NULL, 0, 0, 0, &s), error = 0;
-
-	if (ret)
-		return ret;
-	ret = job_wait(fd, ctx, s.seqno, 10000, &error);
-	return ret ?: error;
-}
-
 /* A job copies L (at VA_L) to S; S must then hold @want in every word. */
 static bool device_reads(int fd, uint32_t ctx, volatile uint32_t *s,
 			 uint32_t (*want)(size_t))
@@ -48,7 +37,7 @@ static bool device_reads(int fd, uint32_t ctx, volatile uint32_t *s,
 
 	memset((void *)s, 0, L_SIZE);
 	pkt_copy(dw, &n, VA_L, VA_S, L_SIZE);
-	if (run(fd, ctx, dw, n))
+	if (core_run(fd, ctx, dw, n))
 		return false;
 	for (i = 0; i < L_SIZE / 4; i++)
 		if (s[i] != want(i)) {
@@ -89,9 +78,9 @@ static uint32_t zero(size_t i)
 int main(void)
 {
 	struct drm_tern_get_info info;
-	uint32_t ctx = 0, l = 0, s = 0, big[2] = { 0 }, extra = 0, zbo = 0, dw[16], n;
+	uint32_t ctx = 0, l = 0, s = 0, big[2] = { 0 }, extra = 0, zbo = 0, dup = 0, dw[16], n;
 	long long local0, in0, out0, clear0, local_size;
-	volatile uint32_t *lp, *sp, *zp;
+	volatile uint32_t *lp, *sp, *zp, *dp;
 	uint64_t got, half, zsize = 0;
 	uint32_t pref[2] = { 0 };
 	volatile uint32_t *pp;
@@ -99,7 +88,7 @@ int main(void)
 	size_t i;
 	int fd, ret;
 
-	tap_plan(31);
+	tap_plan(32);
 	fd = open(TERN_TEST_NODE, O_RDWR);
 	if (!tap_ok(fd >= 0 && !core_get_info(fd, &info) &&
 		    !ctx_create(fd, DRM_TERN_PRIORITY_NORMAL, DRM_TERN_ENGINE_CLASS_COPY,
@@ -141,6 +130,22 @@ int main(void)
 	       core_paging_jobs("in") == in0 + 1,
 	       "mapping L pages it in to local memory (%s, local %lld bytes, %lld paging in)",
 	       strerror(-ret), core_memory_value("local_bytes"), core_paging_jobs("in") - in0);
+	/* a map refused for its range moves nothing */
+	ret = bo_create_local(fd, L_SIZE, &dup);
+	dp = ret ? NULL : bo_mmap(fd, dup, &got);
+	if (dp)
+		dp[0] = 1;	/* it has data: a map would page it in */
+	in0 = core_paging_jobs("in");
+	clear0 = core_paging_jobs("clear");
+	ret = dp ? vm_map(fd, dup, VA_L, 0, L_SIZE) : -ENOMEM;
+	tap_ok(ret == -EEXIST && core_memory_value("local_bytes") == (long long)L_SIZE &&
+	       core_paging_jobs("in") == in0 && core_paging_jobs("clear") == clear0,
+	       "a LOCAL BO mapped over L: -EEXIST, not paged in (%s, local %lld bytes)",
+	       strerror(-ret), core_memory_value("local_bytes"));
+	if (dp)
+		munmap((void *)dp, L_SIZE);
+	bo_close(fd, dup);
+	clear0 = core_paging_jobs("clear");
 	tap_ok(fdinfo_region_bytes(fd, "total", "local") == (long long)L_SIZE &&
 	       fdinfo_region_bytes(fd, "resident", "local") == (long long)L_SIZE,
 	       "fdinfo: drm-total-local and drm-resident-local count L (%lld, %lld)",
@@ -152,7 +157,7 @@ int main(void)
 
 	n = 0;
 	pkt_fill(dw, &n, VA_L, 16384, 0x5a5a0001u);
-	tap_ok(!run(fd, ctx, dw, n) && cpu_reads(lp, filled),
+	tap_ok(!core_run(fd, ctx, dw, n) && cpu_reads(lp, filled),
 	       "a job writes L in local memory; the CPU reads it through BAR2");
 
 	/* fill local memory with two mapped BOs: L, unmapped, must go out */
@@ -197,7 +202,7 @@ int main(void)
 	 */
 	n = 0;
 	pkt_fill(dw, &n, VA_BIG, (uint32_t)half, 0xdeadbeefu);
-	ret = run(fd, ctx, dw, n);
+	ret = core_run(fd, ctx, dw, n);
 	tap_ok(!ret && !vm_unmap(fd, VA_BIG, half) && !bo_close(fd, big[0]),
 	       "a job fills the first big BO with 0xdeadbeef, which is freed (%s)",
 	       strerror(-ret));
@@ -215,7 +220,7 @@ int main(void)
 	n = 0;
 	memset((void *)sp, 0xff, L_SIZE);
 	pkt_copy(dw, &n, VA_BIG + half, VA_S, L_SIZE);
-	tap_ok(!ret && core_paging_jobs("clear") == clear0 + 1 && !run(fd, ctx, dw, n) &&
+	tap_ok(!ret && core_paging_jobs("clear") == clear0 + 1 && !core_run(fd, ctx, dw, n) &&
 	       cpu_reads(sp, zero),
 	       "a new LOCAL BO over that memory is cleared: zeroes for the CPU and jobs (%s)",
 	       strerror(-ret));
@@ -235,7 +240,7 @@ int main(void)
 	memset((void *)sp, 0, L_SIZE);
 	pkt_copy(dw, &n, VA_P, VA_S, L_SIZE);
 	tap_ok(!ret && core_memory_value("local_bytes") == local_used &&
-	       !run(fd, ctx, dw, n) && cpu_reads(sp, pattern),
+	       !core_run(fd, ctx, dw, n) && cpu_reads(sp, pattern),
 	       "a LOCAL_PREFERRED BO maps in system memory while local memory is full (%s)",
 	       strerror(-ret));
 	/* an unmapped LOCAL BO still holds its local memory until evicted */

@@ -247,6 +247,19 @@ static inline int job_wait(int fd, uint32_t ctx, uint32_t seqno, int ms,
 	return ret;
 }
 
+/* Run @ndw dwords on @ctx and wait (10 s): the fence's status (0 on success). */
+static inline int core_run(int fd, uint32_t ctx, const uint32_t *dw,
+			   uint32_t ndw)
+{
+	struct drm_tern_submit s;
+	int ret = submit(fd, ctx, dw, ndw, NULL, 0, 0, 0, &s), error = 0;
+
+	if (ret)
+		return ret;
+	ret = job_wait(fd, ctx, s.seqno, 10000, &error);
+	return ret ?: error;
+}
+
 /* Wait for a progress page to reach @seqno, at most @ms. */
 static inline bool page_reaches(const struct drm_tern_progress *page,
 				uint32_t seqno, int ms)

@@ -149,7 +149,8 @@ int tern_device_init(struct tern_device *tdev)
 	tdev->local_mem_size = tern_read64(tdev, TERN_REG_LOCAL_MEM_SIZE_LO);
 	/*
 	 * The CPU reaches local memory through BAR2: a BAR that is not
-	 * there, not assigned or too small would map something else.
+	 * there, not assigned or too small would map something else: the
+	 * device is then used without its local memory.
 	 */
 	if (tdev->local_mem_size) {
 		unsigned long flags = pci_resource_flags(pdev, TERN_BAR_LOCAL_MEM);

@@ -95,6 +95,12 @@
  *	ones included (debugfs memory)
  * @ttm: the memory manager's device (tern_ttm.c)
  * @tt_mgr: TTM's manager of %TTM_PL_TT, system memory the device reaches
+ * @tt_dma: the pages of BOs mapped for DMA by the device (tern_ttm.c)
+ * @tt_dma_list_lock: protects the links of @tt_dma
+ * @tt_dma_sem: held for reading while a BO's pages are mapped or unmapped
+ *	(inside the BO's reservation, which orders those of one BO), for
+ *	writing while PCI remove unmaps them all and sets @tt_dma_gone
+ * @tt_dma_gone: the device was removed: nothing is mapped for it any more
  * @paging: the paging buffers (tern_paging.c)
  * @local_mgr: the manager of local memory (tern_local_mgr.c)
  * @bind: the queue of page-table updates (tern_bind.c)
@@ -143,6 +149,10 @@ struct tern_device {
 	atomic_t bos;
 	struct ttm_device ttm;
 	struct ttm_resource_manager tt_mgr;
+	struct list_head tt_dma;
+	spinlock_t tt_dma_list_lock; /* see above */
+	struct rw_semaphore tt_dma_sem;
+	bool tt_dma_gone;
 	struct tern_paging paging;
 	struct tern_local_mgr local_mgr;
 	struct tern_bind_queue bind;

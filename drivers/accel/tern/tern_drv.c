@@ -4,6 +4,7 @@
  */
 
 #include <linux/dmapool.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 
@@ -436,6 +437,13 @@ static void tern_remove(struct pci_dev *pdev)
 	/* no new ioctl gets in, the ones inside have left */
 	drm_dev_unplug(&tdev->drm);
 	/*
+	 * CPU mappings of local memory must not outlive BAR2: no fault maps
+	 * it any more (tern_gem_fault() is inside drm_dev_enter() for it), so
+	 * zap every CPU mapping of the device's BOs.  System pages fault back
+	 * in as they were; local memory then reads as a page of zeroes.
+	 */
+	unmap_mapping_range(tdev->drm.anon_inode->i_mapping, 0, 0, 1);
+	/*
 	 * Stop the hardware before anything it can reach is released:
 	 * interrupts masked and their handlers done, the scheduler's work
 	 * items done, then a device reset (the engines abandon their runs and
@@ -486,6 +494,8 @@ static void tern_remove(struct pci_dev *pdev)
 	tern_vm_unplug(tdev);
 	/* no paging buffer runs after drm_dev_unplug(): their memory goes */
 	tern_paging_unplug(tdev);
+	/* and the pages of the BOs that outlive the device are unmapped */
+	tern_ttm_unplug(tdev);
 	/* devcoredump snapshots still being formatted */
 	flush_workqueue(tdev->dump_wq);
 }

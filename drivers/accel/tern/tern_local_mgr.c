@@ -3,6 +3,7 @@
  * Copyright (c) 2026 The tern authors
  */
 
+#include <linux/dma-resv.h>
 #include <linux/io.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
@@ -30,10 +31,17 @@
  * struct tern_local_res - the local memory of one BO
  * @base: TTM's view
  * @blocks: its buddy blocks, in the order of the BO's bytes
+ * @hint: the block tern_local_seek() last found, or NULL
+ * @hint_offset: the byte of the BO where @hint starts
+ *
+ * @hint and @hint_offset are used and changed with the BO's reservation
+ * held.
  */
 struct tern_local_res {
 	struct ttm_resource base;
 	struct list_head blocks;
+	struct gpu_buddy_block *hint;
+	u64 hint_offset;
 };
 
 static struct tern_local_mgr *to_local_mgr(struct ttm_resource_manager *man)
@@ -161,8 +169,50 @@ void tern_local_next(struct tern_local_cursor *c, u64 bytes)
 }
 
 /**
+ * tern_local_seek() - where a byte of a BO is in local memory, for faults
+ * @res: a resource of %TERN_PL_LOCAL, whose BO's reservation the caller
+ *	holds
+ * @offset: the byte of the BO, less than its size
+ *
+ * A CPU fault maps one page after the other: the resource remembers the
+ * block of the last answer, and the next one walks from there, forward or
+ * back, so that mapping a BO of many blocks in order, either way, is not
+ * quadratic in their number.
+ *
+ * Return: the offset of that byte in local memory.
+ */
+u64 tern_local_seek(struct ttm_resource *res, u64 offset)
+{
+	struct tern_local_res *lres = to_local_res(res);
+	struct tern_local_cursor c;
+
+	dma_resv_assert_held(res->bo->base.resv);
+	if (!lres->hint) {
+		lres->hint = list_first_entry(&lres->blocks,
+					      struct gpu_buddy_block, link);
+		lres->hint_offset = 0;
+	}
+	tern_local_first(&c, res, 0);
+	/* back to the block that holds @offset, or one before it */
+	while (offset < lres->hint_offset) {
+		lres->hint = list_prev_entry(lres->hint, link);
+		lres->hint_offset -= gpu_buddy_block_size(c.mm, lres->hint);
+	}
+	c.block = lres->hint;
+	c.start = gpu_buddy_block_offset(c.block);
+	c.size = gpu_buddy_block_size(c.mm, c.block);
+	tern_local_next(&c, offset - lres->hint_offset);
+	lres->hint = c.block;
+	lres->hint_offset = offset - (c.start - gpu_buddy_block_offset(c.block));
+	return c.start;
+}
+
+/**
  * tern_local_mgr_init() - the manager of the device's local memory
  * @tdev: the device, with local memory
+ *
+ * Claims BAR2 (until the driver leaves the device), the CPU's way to local
+ * memory, last: a failure leaves nothing claimed.
  *
  * Return: 0 or a negative errno.
  */
@@ -178,11 +228,13 @@ int tern_local_mgr_init(struct tern_device *tdev)
 	/* the CPU maps BAR2 write-combined (PAT, or MTRRs without it) */
 	mgr->bar = pci_resource_start(tdev->pdev, TERN_BAR_LOCAL_MEM);
 	ret = arch_io_reserve_memtype_wc(mgr->bar, tdev->local_mem_size);
-	if (ret) {
-		gpu_buddy_fini(&mgr->mm);
-		return ret;
-	}
+	if (ret)
+		goto err_buddy;
 	mgr->wc = arch_phys_wc_add(mgr->bar, tdev->local_mem_size);
+	/* another driver's claim on it: not ours to map */
+	ret = pcim_request_region(tdev->pdev, TERN_BAR_LOCAL_MEM, "tern");
+	if (ret)
+		goto err_wc;
 	mutex_init(&mgr->lock);
 	man->func = &tern_local_func;
 	/* in bytes, as the buddy allocator's offsets */
@@ -190,6 +242,13 @@ int tern_local_mgr_init(struct tern_device *tdev)
 	ttm_set_driver_manager(&tdev->ttm, TERN_PL_LOCAL, man);
 	ttm_resource_manager_set_used(man, true);
 	return 0;
+
+err_wc:
+	arch_phys_wc_del(mgr->wc);
+	arch_io_free_memtype_wc(mgr->bar, tdev->local_mem_size);
+err_buddy:
+	gpu_buddy_fini(&mgr->mm);
+	return ret;
 }
 
 /**

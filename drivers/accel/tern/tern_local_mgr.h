@@ -52,5 +52,6 @@ void tern_local_mgr_fini(struct tern_device *tdev);
 void tern_local_first(struct tern_local_cursor *c, struct ttm_resource *res,
 		      u64 offset);
 void tern_local_next(struct tern_local_cursor *c, u64 bytes);
+u64 tern_local_seek(struct ttm_resource *res, u64 offset);
 
 #endif /* __TERN_LOCAL_MGR_H__ */

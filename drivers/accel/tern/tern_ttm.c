@@ -36,8 +36,9 @@
  *   first CPU fault, and TTM may swap them out while the BO is idle and
  *   unpinned.
  * - %TTM_PL_TT: system memory the device reaches.  The pages come from
- *   TTM's page pool and are mapped for DMA by tern_ttm_dma_map(), which
- *   keeps the DMA-mapped sg table with the pages until they are freed.
+ *   TTM's page pool and are mapped for DMA by tern_ttm_dma_map() (or a
+ *   paging buffer), which keeps the DMA-mapped sg table with the pages
+ *   until they are freed, or the device is removed (tern_ttm_unplug()).
  *   Its manager only counts: any amount of system memory may be reachable.
  * - %TERN_PL_LOCAL: device-local memory (BAR2), handed out in blocks by
  *   the buddy allocator (tern_local_mgr.c); the CPU maps it write-combined
@@ -66,12 +67,19 @@
  * @ttm: TTM's page array
  * @bo: the BO it belongs to
  * @sgt: the pages mapped for DMA by the device, or NULL; made on the first
- *	pin, released with the pages
+ *	pin or paging buffer, released with the pages
+ * @dma_link: in &tern_device.tt_dma while @sgt is mapped
+ *
+ * @sgt is set and cleared with the BO reserved and &tern_device.tt_dma_sem
+ * held for reading; it is mapped for the device while @dma_link is on the
+ * list.  At PCI remove, tern_ttm_unplug() unmaps it and takes it off the
+ * list, but leaves the table to the pages' release.
  */
 struct tern_tt {
 	struct ttm_tt ttm;
 	struct tern_bo *bo;
 	struct sg_table *sgt;
+	struct list_head dma_link;
 };
 
 static struct ttm_place tern_place_system = { .mem_type = TTM_PL_SYSTEM };
@@ -126,6 +134,7 @@ static struct ttm_tt *tern_ttm_tt_create(struct ttm_buffer_object *tbo,
 	if (!tt)
 		return NULL;
 	tt->bo = to_tern_bo(&tbo->base);
+	INIT_LIST_HEAD(&tt->dma_link);
 	/* PCI is cache coherent: keep the CPU mappings cached. */
 	if (ttm_tt_init(&tt->ttm, tbo, page_flags, ttm_cached, 0)) {
 		kfree(tt);
@@ -157,10 +166,44 @@ static void tern_ttm_dma_unmap(struct tern_device *tdev, struct tern_tt *tt)
 {
 	if (!tt->sgt)
 		return;
-	dma_unmap_sgtable(tdev->drm.dev, tt->sgt, DMA_BIDIRECTIONAL, 0);
+	down_read(&tdev->tt_dma_sem);
+	/* not after PCI remove: tern_ttm_unplug() did it then */
+	if (!list_empty(&tt->dma_link)) {
+		dma_unmap_sgtable(tdev->drm.dev, tt->sgt, DMA_BIDIRECTIONAL, 0);
+		spin_lock(&tdev->tt_dma_list_lock);
+		list_del_init(&tt->dma_link);
+		spin_unlock(&tdev->tt_dma_list_lock);
+	}
 	sg_free_table(tt->sgt);
 	kfree(tt->sgt);
 	tt->sgt = NULL;
+	up_read(&tdev->tt_dma_sem);
+}
+
+/**
+ * tern_ttm_unplug() - unmap the device's DMA mappings of BO pages
+ * @tdev: the device, at PCI remove, after drm_dev_unplug() and with the
+ *	hardware quiesced
+ *
+ * The device and its IOMMU domain go when remove returns, while BOs may
+ * live on in the processes that hold them: their pages are unmapped for
+ * DMA now, and never mapped again (tern_tt_dma_map() then fails with
+ * -ENODEV).  The sg tables stay with the pages until those are freed, so
+ * a page-table writer still walking one reads stale addresses but no
+ * freed memory; nothing reaches them through the device any more.
+ */
+void tern_ttm_unplug(struct tern_device *tdev)
+{
+	struct tern_tt *tt, *next;
+
+	/* no mapping or unmapping runs meanwhile: the list is still */
+	down_write(&tdev->tt_dma_sem);
+	tdev->tt_dma_gone = true;
+	list_for_each_entry_safe(tt, next, &tdev->tt_dma, dma_link) {
+		dma_unmap_sgtable(tdev->drm.dev, tt->sgt, DMA_BIDIRECTIONAL, 0);
+		list_del_init(&tt->dma_link);
+	}
+	up_write(&tdev->tt_dma_sem);
 }
 
 static void tern_ttm_tt_unpopulate(struct ttm_device *bdev, struct ttm_tt *ttm)
@@ -183,26 +226,42 @@ static void tern_ttm_tt_destroy(struct ttm_device *bdev, struct ttm_tt *ttm)
 	kfree(to_tern_tt(ttm));
 }
 
-/* The pages of @tt mapped for DMA by the device; kept until they are freed. */
-static struct sg_table *tern_tt_dma_map(struct drm_device *drm,
+/*
+ * The pages of @tt mapped for DMA by the device; kept until they are freed
+ * or the device is removed, after which this fails with -ENODEV.
+ */
+static struct sg_table *tern_tt_dma_map(struct tern_device *tdev,
 					struct tern_tt *tt)
 {
+	struct drm_device *drm = &tdev->drm;
 	struct sg_table *sgt;
 	int ret;
 
-	if (tt->sgt)
-		return tt->sgt;
+	down_read(&tdev->tt_dma_sem);
+	if (tdev->tt_dma_gone) {
+		sgt = ERR_PTR(-ENODEV);
+		goto out_unlock;
+	}
+	sgt = tt->sgt;
+	if (sgt)
+		goto out_unlock;
 
 	sgt = drm_prime_pages_to_sg(drm, tt->ttm.pages, tt->ttm.num_pages);
 	if (IS_ERR(sgt))
-		return sgt;
+		goto out_unlock;
 	ret = dma_map_sgtable(drm->dev, sgt, DMA_BIDIRECTIONAL, 0);
 	if (ret) {
 		sg_free_table(sgt);
 		kfree(sgt);
-		return ERR_PTR(ret);
+		sgt = ERR_PTR(ret);
+		goto out_unlock;
 	}
 	tt->sgt = sgt;
+	spin_lock(&tdev->tt_dma_list_lock);
+	list_add_tail(&tt->dma_link, &tdev->tt_dma);
+	spin_unlock(&tdev->tt_dma_list_lock);
+out_unlock:
+	up_read(&tdev->tt_dma_sem);
 	return sgt;
 }
 
@@ -210,9 +269,11 @@ static struct sg_table *tern_tt_dma_map(struct drm_device *drm,
  * tern_ttm_dma_map() - the pages of a BO in TT, mapped for DMA by the device
  * @bo: the BO, reserved, in %TTM_PL_TT
  *
- * Maps the pages on the first call; they stay mapped until they are freed.
+ * Maps the pages on the first call; they stay mapped until they are freed,
+ * or until PCI remove (tern_ttm_unplug()).
  *
- * Return: the DMA-mapped sg table, owned by the BO's pages, or an ERR_PTR.
+ * Return: the DMA-mapped sg table, owned by the BO's pages, or an ERR_PTR
+ * (-ENODEV once the device was removed).
  */
 struct sg_table *tern_ttm_dma_map(struct tern_bo *bo)
 {
@@ -224,7 +285,8 @@ struct sg_table *tern_ttm_dma_map(struct tern_bo *bo)
 		    !tbo->ttm || !ttm_tt_is_populated(tbo->ttm) ||
 		    tbo->ttm->page_flags & TTM_TT_FLAG_EXTERNAL))
 		return ERR_PTR(-EINVAL);
-	return tern_tt_dma_map(tbo->base.dev, to_tern_tt(tbo->ttm));
+	return tern_tt_dma_map(container_of(tbo->bdev, struct tern_device, ttm),
+			       to_tern_tt(tbo->ttm));
 }
 
 static bool tern_ttm_eviction_valuable(struct ttm_buffer_object *tbo,
@@ -272,10 +334,9 @@ static int tern_ttm_io_mem_reserve(struct ttm_device *bdev,
 static unsigned long tern_ttm_io_mem_pfn(struct ttm_buffer_object *tbo,
 					 unsigned long page_offset)
 {
-	struct tern_local_cursor c;
+	u64 local = tern_local_seek(tbo->resource, (u64)page_offset << PAGE_SHIFT);
 
-	tern_local_first(&c, tbo->resource, (u64)page_offset << PAGE_SHIFT);
-	return (tbo->resource->bus.offset + c.start) >> PAGE_SHIFT;
+	return (tbo->resource->bus.offset + local) >> PAGE_SHIFT;
 }
 
 /* Page a BO in to local memory (or clear it there), or out to TT. */
@@ -312,17 +373,23 @@ static int tern_ttm_move_local(struct ttm_buffer_object *tbo, bool evict,
 			return ret;
 	}
 	if (tbo->ttm && ttm_tt_is_populated(tbo->ttm)) {
-		sgt = tern_tt_dma_map(&tdev->drm, to_tern_tt(tbo->ttm));
-		if (IS_ERR(sgt))
-			return PTR_ERR(sgt);
+		sgt = tern_tt_dma_map(tdev, to_tern_tt(tbo->ttm));
+		if (IS_ERR(sgt)) {
+			ret = PTR_ERR(sgt);
+			sgt = NULL;
+		}
 	}
-	if (!sgt && in)
-		ret = tern_paging_clear(tdev, local, tbo->base.size);
-	else if (WARN_ON(!sgt))
-		ret = -EINVAL;
-	else
-		ret = tern_paging_copy(tdev, sgt, local, tbo->base.size,
-				       in ? TERN_PAGING_IN : TERN_PAGING_OUT);
+	/* a failed DMA mapping (-ENODEV once unplugged) copies nothing */
+	if (!ret) {
+		if (!sgt && in)
+			ret = tern_paging_clear(tdev, local, tbo->base.size);
+		else if (WARN_ON(!sgt))
+			ret = -EINVAL;
+		else
+			ret = tern_paging_copy(tdev, sgt, local, tbo->base.size,
+					       in ? TERN_PAGING_IN :
+						    TERN_PAGING_OUT);
+	}
 	/*
 	 * Unplugged: local memory is gone, its contents with it; the new
 	 * pages, which TTM did not zero, are cleared rather than shown.  A
@@ -439,6 +506,7 @@ static void tern_ttm_fini(struct drm_device *drm, void *data)
 	drm_WARN_ON(drm, atomic_read(&tdev->bos));
 	drm_WARN_ON(drm, atomic64_read(&tdev->bo_bytes));
 	drm_WARN_ON(drm, atomic64_read(&tdev->system_bytes));
+	drm_WARN_ON(drm, !list_empty(&tdev->tt_dma));
 	if (tdev->local_mem_size)
 		tern_local_mgr_fini(tdev);
 	ttm_resource_manager_set_used(man, false);
@@ -461,6 +529,9 @@ int tern_ttm_init(struct tern_device *tdev)
 	struct ttm_resource_manager *man = &tdev->tt_mgr;
 	int ret;
 
+	INIT_LIST_HEAD(&tdev->tt_dma);
+	spin_lock_init(&tdev->tt_dma_list_lock);
+	init_rwsem(&tdev->tt_dma_sem);
 	ret = ttm_device_init(&tdev->ttm, &tern_ttm_funcs, drm->dev,
 			      drm->anon_inode->i_mapping,
 			      drm->vma_offset_manager, false, false);
@@ -473,15 +544,17 @@ int tern_ttm_init(struct tern_device *tdev)
 	ttm_set_driver_manager(&tdev->ttm, TTM_PL_TT, man);
 	ttm_resource_manager_set_used(man, true);
 
-	/* A device without local memory has no LOCAL manager. */
-	if (tdev->local_mem_size)
+	/*
+	 * A device without local memory has no LOCAL manager; nor has one
+	 * whose local memory cannot be managed or mapped (no memory for the
+	 * allocator, BAR2 not mappable write-combined): it works without.
+	 */
+	if (tdev->local_mem_size) {
 		ret = tern_local_mgr_init(tdev);
-	if (ret) {
-		ttm_resource_manager_set_used(man, false);
-		ttm_resource_manager_cleanup(man);
-		ttm_set_driver_manager(&tdev->ttm, TTM_PL_TT, NULL);
-		ttm_device_fini(&tdev->ttm);
-		return ret;
+		if (ret) {
+			drm_warn(&tdev->drm, "local memory not used: %d\n", ret);
+			tdev->local_mem_size = 0;
+		}
 	}
 
 	return drmm_add_action_or_reset(drm, tern_ttm_fini, NULL);

@@ -20,6 +20,7 @@ extern struct ttm_placement tern_placement_local_preferred;
 extern struct ttm_placement tern_placement_tt;
 
 int tern_ttm_init(struct tern_device *tdev);
+void tern_ttm_unplug(struct tern_device *tdev);
 
 struct sg_table *tern_ttm_dma_map(struct tern_bo *bo);
 

@@ -1082,18 +1082,73 @@ static int tern_vm_op_check(const struct drm_tern_vm_bind *args)
 }
 
 /*
+ * Whether every bind queued ran (or failed): its fence signalled.  The
+ * last one's says so for all: they signal in order.  A bind stays queued a
+ * little after its fence signalled, while the worker frees its buffers.
+ */
+static bool tern_vm_binds_idle(struct tern_vm *vm)
+{
+	struct tern_vm_bind *last;
+
+	lockdep_assert_held(&vm->lock);
+	if (list_empty(&vm->binds))
+		return true;
+	last = list_last_entry(&vm->binds, struct tern_vm_bind, link);
+	return last->ready && dma_fence_is_signaled(&last->fence->base);
+}
+
+/*
+ * A map's first look at the VM, before its BO is pinned: pinning may
+ * allocate pages, or page the BO in and evict others, which a map that is
+ * refused anyway should not do.  It refuses what tern_vm_bind_queue()
+ * would refuse the whole bind for right now, in the same order (with
+ * @alone, a bind to queue only when no other is queued); then what
+ * tern_vm_op_apply_map() would refuse the map for in the VM as it is now:
+ * its pinned budget always; an occupied range or a full VM only when
+ * @only_adds (no earlier operation of its bind removes mappings) and the
+ * map itself removes none, since those operations would free room first.
+ * A bind refused here may have been queued after a concurrent unmap, or
+ * after queued binds that failed were taken back: it lost that race, as
+ * it would have later.
+ */
+static int tern_vm_op_first_look(struct tern_vm *vm, struct tern_vm_op *op,
+				 struct tern_bo *bo, bool only_adds, bool alone)
+{
+	bool grows = only_adds && !tern_vm_op_removes(op);
+	int ret = 0;
+
+	mutex_lock(&vm->lock);
+	if (vm->unplugged || vm->closing)
+		ret = -ENODEV;
+	else if (vm->error)
+		ret = vm->error;
+	else if (alone && !tern_vm_binds_idle(vm))
+		ret = -EINPROGRESS;
+	else if (grows && !drm_gpuvm_interval_empty(&vm->gpuvm, op->va, op->range))
+		ret = -EEXIST;
+	else if (grows && (op->range > DRM_TERN_VM_MAX_MAPPED - vm->mapped ||
+			   vm->nr_mappings >= DRM_TERN_VM_MAX_MAPPINGS))
+		ret = -ENOSPC;
+	else if (!tern_vm_pin_budget(vm, bo))
+		ret = -ENOSPC;
+	mutex_unlock(&vm->lock);
+	return ret;
+}
+
+/*
  * Everything an operation takes, before the VM lock: the pieces of the
  * mappings it may cut; a map's mapping, its BO's entry in the VM, its BO
- * pinned (after a first look at the budget, so that a BO that cannot fit
- * allocates no pages), its tables for the worst case; the update.
+ * pinned (after a first look at the VM, tern_vm_op_first_look()), its
+ * tables for the worst case; the update.
  * @bo: a map's BO, whose reference the operation takes over
+ * @only_adds: no earlier operation of the bind removes mappings
+ * @alone: the bind is to be queued only if no other one is
  */
 static int tern_vm_op_prepare(struct tern_vm *vm, struct tern_vm_op *op,
 			      const struct drm_tern_vm_bind *args,
-			      struct tern_bo *bo)
+			      struct tern_bo *bo, bool only_adds, bool alone)
 {
 	u64 npages = args->range / TERN_PAGE_SIZE, tables, leaves;
-	bool fits;
 	int ret;
 	u32 i;
 
@@ -1122,11 +1177,9 @@ static int tern_vm_op_prepare(struct tern_vm *vm, struct tern_vm_op *op,
 		op->vm_bo = drm_gpuvm_bo_create(&vm->gpuvm, tern_bo_obj(bo));
 		if (!op->vm_bo)
 			return -ENOMEM;
-		mutex_lock(&vm->lock);
-		fits = tern_vm_pin_budget(vm, bo);
-		mutex_unlock(&vm->lock);
-		if (!fits)
-			return -ENOSPC;
+		ret = tern_vm_op_first_look(vm, op, bo, only_adds, alone);
+		if (ret)
+			return ret;
 		tables = tern_pt_tables_split(NULL, op->va, npages, &leaves);
 		/* not worth allocating for what the budget refuses anyway */
 		if (tables > DRM_TERN_VM_MAX_TABLES)
@@ -1251,22 +1304,6 @@ static void tern_vm_bind_args_put_bos(struct tern_vm_bind_args *a, u32 from)
 }
 
 /*
- * Whether every bind queued ran (or failed): its fence signalled.  The
- * last one's says so for all: they signal in order.  A bind stays queued a
- * little after its fence signalled, while the worker frees its buffers.
- */
-static bool tern_vm_binds_idle(struct tern_vm *vm)
-{
-	struct tern_vm_bind *last;
-
-	lockdep_assert_held(&vm->lock);
-	if (list_empty(&vm->binds))
-		return true;
-	last = list_last_entry(&vm->binds, struct tern_vm_bind, link);
-	return last->ready && dma_fence_is_signaled(&last->fence->base);
-}
-
-/*
  * Whether the maps @bind's operations can need, at least (each needs at
  * most two tables per level below the root less than for an empty tree),
  * fit the budget: refused before their pools are allocated.
@@ -1304,7 +1341,7 @@ static int tern_vm_bind_queue(struct tern_vm *vm, struct tern_vm_bind_args *a,
 {
 	struct tern_vm_bind *bind;
 	u32 i, removed = 0;
-	bool signalled = true;
+	bool signalled = true, only_adds = true;
 	struct tern_vm_mapping *m;
 	int ret;
 
@@ -1342,7 +1379,9 @@ static int tern_vm_bind_queue(struct tern_vm *vm, struct tern_vm_bind_args *a,
 	}
 	for (i = 0; i < a->count; i++) {
 		/* the operation takes the BO reference over, even failing */
-		ret = tern_vm_op_prepare(vm, &bind->ops[i], &a->ops[i], a->bos[i]);
+		ret = tern_vm_op_prepare(vm, &bind->ops[i], &a->ops[i], a->bos[i],
+					 only_adds, a->alone);
+		only_adds &= !tern_vm_op_removes(&bind->ops[i]);
 		a->bos[i] = NULL;
 		if (ret) {
 			a->error_index = i;
