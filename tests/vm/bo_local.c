@@ -14,7 +14,8 @@
  * and changes nothing; a LOCAL BO larger than local memory is -E2BIG at
  * creation; a map refused for its range (-EEXIST) pages nothing in.  A
  * LOCAL_PREFERRED BO maps in system memory when local memory has no room,
- * in local memory when it has.  Closing everything gives all local memory
+ * in local memory when it has, and moves there at a later map that finds
+ * room.  Closing everything gives all local memory
  * back.
  *
  * tern-vm: timeout=120
@@ -27,6 +28,7 @@
 #define VA_S		0x20000000ull
 #define VA_BIG		0x40000000ull
 #define VA_P		0x30000000ull
+#define VA_PBIG		0x100000000ull
 
 /* A job copies L (at VA_L) to S; S must then hold @want in every word. */
 static bool device_reads(int fd, uint32_t ctx, volatile uint32_t *s,
@@ -82,13 +84,13 @@ int main(void)
 	long long local0, in0, out0, clear0, local_size;
 	volatile uint32_t *lp, *sp, *zp, *dp;
 	uint64_t got, half, zsize = 0;
-	uint32_t pref[2] = { 0 };
+	uint32_t pref[3] = { 0 };
 	volatile uint32_t *pp;
 	long long local_used;
 	size_t i;
 	int fd, ret;
 
-	tap_plan(32);
+	tap_plan(34);
 	fd = open(TERN_TEST_NODE, O_RDWR);
 	if (!tap_ok(fd >= 0 && !core_get_info(fd, &info) &&
 		    !ctx_create(fd, DRM_TERN_PRIORITY_NORMAL, DRM_TERN_ENGINE_CLASS_COPY,
@@ -253,6 +255,28 @@ int main(void)
 	tap_ok(!ret && core_memory_value("local_bytes") == 2 * (long long)L_SIZE,
 	       "with room, another goes to local memory (%s, %lld bytes of local memory)",
 	       strerror(-ret), core_memory_value("local_bytes"));
+	/* the first, mapped again now that local memory has room, moves in */
+	in0 = core_paging_jobs("in");
+	ret = vm_unmap(fd, VA_P, L_SIZE) ?: vm_map(fd, pref[0], VA_P, 0, L_SIZE);
+	n = 0;
+	memset((void *)sp, 0, L_SIZE);
+	pkt_copy(dw, &n, VA_P, VA_S, L_SIZE);
+	tap_ok(!ret && core_memory_value("local_bytes") == 3 * (long long)L_SIZE &&
+	       core_paging_jobs("in") == in0 + 1 && !core_run(fd, ctx, dw, n) &&
+	       cpu_reads(sp, pattern) && cpu_reads(pp, pattern),
+	       "the first, unmapped and mapped again, is paged in to local memory, bit-exact (%s)",
+	       strerror(-ret));
+
+	/* one larger than all local memory maps too, in system memory */
+	local_used = core_memory_value("local_bytes");
+	ret = bo_create_placed(fd, info.local_mem_size + L_SIZE,
+			       DRM_TERN_BO_PLACEMENT_LOCAL_PREFERRED, &pref[2]) ?:
+	      vm_map(fd, pref[2], VA_PBIG, 0, info.local_mem_size + L_SIZE);
+	tap_ok(!ret && core_memory_value("local_bytes") == local_used,
+	       "a LOCAL_PREFERRED BO larger than local memory maps, in system memory (%s)",
+	       strerror(-ret));
+	vm_unmap(fd, VA_PBIG, info.local_mem_size + L_SIZE);
+	bo_close(fd, pref[2]);
 
 	tap_ok(core_memory_value("paging_failures") == 0, "no paging buffer failed");
 

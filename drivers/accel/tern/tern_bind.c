@@ -41,9 +41,21 @@
  * one runner of the address space's binds, tern_vm_bind.c), so running one again never
  * undoes a later one.
  *
- * The same queue runs the paging buffers that move BOs between system and
- * local memory (tern_paging.c): also not preemptible and idempotent, and
- * bounded to 4 MiB of data (a few ms of the copy engine) per job.
+ * The paging buffers that move BOs between system and local memory
+ * (tern_paging.c) run on a second queue, &tern_device.paging_queue: a
+ * context of the copy engine at %DRM_TERN_PRIORITY_NORMAL with the largest
+ * weight, which the policy treats as any other.  Its jobs have a resume
+ * record, so they are preemptible at every 4 KiB chunk like an
+ * application's copy: in ``fair`` mode a HIGH copy job, or a page-table
+ * update, preempts a paging buffer and waits no longer than that, whoever
+ * caused the paging; under a stream of HIGH copy work, paging advances as
+ * any NORMAL work does (a quantum per starvation bound).  ``fifo`` and
+ * ``drmfair`` do not preempt for priority: there a paging job would wait
+ * for the copy jobs queued before it, so it runs on the queue of the
+ * updates instead, first and not preemptible.  Like an update, a paging
+ * job is idempotent (a copy, or a clear), and one that faults or hangs
+ * fails alone and runs again; a job is at most 4 MiB of data (a few ms of
+ * the copy engine at time-scale 1).
  *
  * tern_bind_run() pushes a job and waits for it: its caller, the runner
  * of an address space's binds or a BO's move, holds no lock the scheduler
@@ -58,9 +70,10 @@
 #define TERN_BIND_TIMEOUT_MS	2000
 
 /**
- * struct tern_bind_job - one run of (part of) an update
+ * struct tern_bind_job - one run of (part of) an update or paging buffer
  * @hw: the scheduler's view; @hw.fence is the run's hardware fence
- * @run_ns: device time of the run, set before the fence signals
+ * @run_ns: device time of the run, all its slots (a paging job may be
+ *	preempted and resumed), added up before the fence signals
  */
 struct tern_bind_job {
 	struct tern_sched_job hw;
@@ -79,7 +92,7 @@ static void tern_bind_completed(struct tern_sched_ctx *sctx,
 
 	bq->jobs++;
 	bq->busy_ns += run_ns;
-	container_of(job, struct tern_bind_job, hw)->run_ns = run_ns;
+	container_of(job, struct tern_bind_job, hw)->run_ns += run_ns;
 }
 
 static void tern_bind_faulted(struct tern_sched_ctx *sctx,
@@ -87,7 +100,7 @@ static void tern_bind_faulted(struct tern_sched_ctx *sctx,
 			      const struct tern_fault_info *fault, u64 run_ns)
 {
 	to_bind_queue(sctx)->busy_ns += run_ns;
-	container_of(job, struct tern_bind_job, hw)->run_ns = run_ns;
+	container_of(job, struct tern_bind_job, hw)->run_ns += run_ns;
 }
 
 /* A hang or a reset needs nothing of the queue: the job runs again. */
@@ -116,6 +129,26 @@ static const struct tern_sched_ctx_ops tern_bind_sched_ops = {
 	.finished = tern_bind_finished,
 };
 
+/* A paging job resumes later where it stopped: charge what it ran. */
+static void tern_paging_job_preempted(struct tern_sched_ctx *sctx,
+				      struct tern_sched_job *job, u64 run_ns)
+{
+	struct tern_bind_queue *bq = to_bind_queue(sctx);
+
+	bq->preemptions++;
+	bq->busy_ns += run_ns;
+	container_of(job, struct tern_bind_job, hw)->run_ns += run_ns;
+}
+
+static const struct tern_sched_ctx_ops tern_paging_sched_ops = {
+	.completed = tern_bind_completed,
+	.faulted = tern_bind_faulted,
+	.hung = tern_bind_no_op,
+	.reset = tern_bind_no_op,
+	.preempted = tern_paging_job_preempted,
+	.finished = tern_bind_finished,
+};
+
 static struct tern_sched *tern_bind_sched(struct tern_device *tdev)
 {
 	/* the copy engine follows the compute engines */
@@ -127,12 +160,33 @@ static void tern_bind_fini(struct drm_device *drm, void *data)
 	struct tern_bind_queue *bq = data;
 
 	/* every file was closed, every bind ran: none is left */
-	destroy_workqueue(bq->wq);
+	if (bq->wq)
+		destroy_workqueue(bq->wq);
 	tern_sched_ctx_fini(&bq->sctx);
 }
 
+/* One of the driver's queues on the copy engine, as its class says. */
+static int tern_bind_queue_init(struct tern_device *tdev,
+				struct tern_bind_queue *bq, u32 prio,
+				const struct tern_sched_ctx_ops *ops)
+{
+	int ret;
+
+	ret = drmm_mutex_init(&tdev->drm, &bq->lock);
+	if (ret)
+		return ret;
+	bq->fence_context = dma_fence_context_alloc(1);
+	bq->sctx.ops = ops;
+	bq->sctx.tag = atomic_inc_return(&tdev->next_ctx_tag);
+	bq->sctx.timeout_ns = (u64)TERN_BIND_TIMEOUT_MS * NSEC_PER_MSEC;
+	tern_sched_ctx_init(tern_bind_sched(tdev), &bq->sctx, prio,
+			    DRM_TERN_WEIGHT_MAX);
+	return drmm_add_action_or_reset(&tdev->drm, tern_bind_fini, bq);
+}
+
 /**
- * tern_bind_init() - set up the queue of page-table updates
+ * tern_bind_init() - set up the queues of page-table updates and paging
+ *	buffers
  * @tdev: the device, its schedulers initialised
  *
  * Context: probe.
@@ -143,20 +197,22 @@ int tern_bind_init(struct tern_device *tdev)
 	struct tern_bind_queue *bq = &tdev->bind;
 	int ret;
 
-	ret = drmm_mutex_init(&tdev->drm, &bq->lock);
+	ret = tern_bind_queue_init(tdev, bq, DRM_TERN_PRIORITY_HIGH,
+				   &tern_bind_sched_ops);
 	if (ret)
 		return ret;
 	bq->wq = alloc_workqueue("tern-bind", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!bq->wq)
 		return -ENOMEM;
-	bq->fence_context = dma_fence_context_alloc(1);
-	bq->sctx.ops = &tern_bind_sched_ops;
-	bq->sctx.tag = atomic_inc_return(&tdev->next_ctx_tag);
-	bq->sctx.timeout_ns = (u64)TERN_BIND_TIMEOUT_MS * NSEC_PER_MSEC;
-	tern_sched_ctx_init(tern_bind_sched(tdev), &bq->sctx,
-			    DRM_TERN_PRIORITY_HIGH, DRM_TERN_WEIGHT_MAX);
 	tern_sched_ctx_set_kernel(&bq->sctx);
-	return drmm_add_action_or_reset(&tdev->drm, tern_bind_fini, bq);
+
+	bq = &tdev->paging_queue;
+	ret = tern_bind_queue_init(tdev, bq, DRM_TERN_PRIORITY_NORMAL,
+				   &tern_paging_sched_ops);
+	if (ret)
+		return ret;
+	tern_sched_ctx_set_driver(&bq->sctx);
+	return 0;
 }
 
 /* dwords of commands one job may run: whole PHYS_COPY packets */
@@ -219,13 +275,17 @@ void tern_bind_release(struct tern_bind_run *run)
 	memset(run, 0, sizeof(*run));
 }
 
-/* Run @bytes of commands at @cmd_dma once; the fence's error. */
-static int tern_bind_run_once(struct tern_device *tdev, struct tern_bind_run *run,
-			      const u32 *cmd, dma_addr_t cmd_dma, u32 bytes,
-			      u64 root)
+/*
+ * Run @bytes of commands at @cmd_dma once on @bq, preemptible with a
+ * resume record at @resume_dma; the fence's error.
+ */
+static int tern_bind_run_once(struct tern_device *tdev,
+			      struct tern_bind_queue *bq,
+			      struct tern_bind_run *run, const u32 *cmd,
+			      dma_addr_t cmd_dma, u32 bytes, u64 root,
+			      void *resume_cpu, dma_addr_t resume_dma)
 {
 	struct tern_sched *sched = tern_bind_sched(tdev);
-	struct tern_bind_queue *bq = &tdev->bind;
 	struct tern_bind_job *job = run->job;
 	struct tern_hw_fence *hw;
 	struct dma_fence *fence;
@@ -245,7 +305,9 @@ static int tern_bind_run_once(struct tern_device *tdev, struct tern_bind_run *ru
 	job->hw.desc.root = root;
 	job->hw.desc.ctx_tag = bq->sctx.tag;
 	job->hw.desc.flags = TERN_SLOT_FLAG_PRIVILEGED;
-	/* no resume record: not preemptible */
+	/* without a resume record, not preemptible */
+	job->hw.desc.resume = resume_dma;
+	job->hw.resume_cpu = resume_cpu;
 	INIT_LIST_HEAD(&job->hw.pjob.link);
 
 	/* a stopped scheduler (device gone, engine lost) fails it at once */
@@ -259,9 +321,11 @@ static int tern_bind_run_once(struct tern_device *tdev, struct tern_bind_run *ru
 
 	/*
 	 * Not interruptible: the CPU's view of the tree already is what the
-	 * job makes of it.  The job is short; the queue preempts the running
-	 * job of the engine in every policy mode, and a hang of the engine
-	 * ends in a reset within the watchdog's bound.
+	 * job makes of it (or a move cannot be left half done).  An update
+	 * is short and preempts the running job of the engine in every
+	 * policy mode; a paging job runs as its class and the starvation
+	 * bound let it; a hang of the engine ends in a reset within the
+	 * watchdog's bound.
 	 */
 	dma_fence_wait(fence, false);
 	ret = dma_fence_get_status(fence);
@@ -279,6 +343,51 @@ static void tern_bind_count(struct tern_device *tdev, u64 *counter)
 	spin_lock_irqsave(&s->lock, flags);
 	(*counter)++;
 	spin_unlock_irqrestore(&s->lock, flags);
+}
+
+/* tern_bind_run() on @bq, with the resume record of a preemptible job */
+static int tern_bind_run_on(struct tern_device *tdev,
+			    struct tern_bind_queue *bq,
+			    struct tern_bind_run *run, const u32 *cmd,
+			    dma_addr_t cmd_dma, u32 dwords, u64 root,
+			    void *resume_cpu, dma_addr_t resume_dma)
+{
+	struct tern_sched *sched = tern_bind_sched(tdev);
+	u32 piece = tern_bind_piece(tdev), done = 0;
+	int ret = 0;
+
+	while (done < dwords) {
+		u32 n = min(dwords - done, piece);
+		int tries;
+
+		/* a TLB_INVALIDATE left alone ends the last piece */
+		if (dwords - done - n == TERN_PKT_DWORDS_TLB_INVALIDATE)
+			n -= TERN_PKT_DWORDS_PHYS_COPY;
+		/* at least two packets per piece (TERN_BUF_SIZE_MAX_MIN) */
+		if (WARN_ON(!n))
+			return -EPROTO;
+		for (tries = 1; ; tries++) {
+			ret = tern_bind_run_once(tdev, bq, run, cmd + done,
+						 cmd_dma + done * 4, n * 4, root,
+						 resume_cpu, resume_dma);
+			if (ret != -EIO && ret != -ETIMEDOUT)
+				break;
+			/* a lost engine cancels with -EIO: no use trying */
+			if (tries == TERN_BIND_TRIES || READ_ONCE(sched->stopped))
+				break;
+			tern_bind_count(tdev, &bq->retries);
+		}
+		if (ret)
+			break;
+		done += n;
+	}
+	if (ret && !drm_dev_is_unplugged(&tdev->drm)) {
+		tern_bind_count(tdev, &bq->failures);
+		drm_err_ratelimited(&tdev->drm, "%s failed on the copy engine (%d)\n",
+				    bq == &tdev->bind ? "page-table update" :
+							"paging buffer", ret);
+	}
+	return ret;
 }
 
 /**
@@ -304,40 +413,75 @@ static void tern_bind_count(struct tern_device *tdev, u64 *counter)
 int tern_bind_run(struct tern_device *tdev, struct tern_bind_run *run,
 		  const u32 *cmd, dma_addr_t cmd_dma, u32 dwords, u64 root)
 {
-	struct tern_sched *sched = tern_bind_sched(tdev);
-	u32 piece = tern_bind_piece(tdev), done = 0;
-	int ret = 0;
+	return tern_bind_run_on(tdev, &tdev->bind, run, cmd, cmd_dma, dwords,
+				root, NULL, 0);
+}
 
-	while (done < dwords) {
-		u32 n = min(dwords - done, piece);
-		int tries;
+/**
+ * tern_bind_run_paging() - run a paging buffer and wait for it
+ * @tdev: the device
+ * @run: from tern_bind_prepare() with room for @dwords
+ * @cmd: CPU address of the buffer
+ * @cmd_dma: its bus address
+ * @dwords: its length, whole PHYS_COPY packets
+ * @root: a valid address-space root for the slot
+ * @resume_cpu: CPU address of a resume record (TERN_RESUME_RECORD_SIZE
+ *	bytes, aligned), which the buffer's jobs use one at a time
+ * @resume_dma: its bus address
+ *
+ * As tern_bind_run(), on the paging queue, where the jobs are preemptible,
+ * while the copy engine's policy is fair; in the other modes on the queue
+ * of the updates.
+ *
+ * Context: as tern_bind_run().
+ * Return: as tern_bind_run(); the destination may hold part of the copy
+ * after a failure.
+ */
+int tern_bind_run_paging(struct tern_device *tdev, struct tern_bind_run *run,
+			 const u32 *cmd, dma_addr_t cmd_dma, u32 dwords,
+			 u64 root, void *resume_cpu, dma_addr_t resume_dma)
+{
+	struct tern_sched_params params;
 
-		/* a TLB_INVALIDATE left alone ends the last piece */
-		if (dwords - done - n == TERN_PKT_DWORDS_TLB_INVALIDATE)
-			n -= TERN_PKT_DWORDS_PHYS_COPY;
-		/* at least two packets per piece (TERN_BUF_SIZE_MAX_MIN) */
-		if (WARN_ON(!n))
-			return -EPROTO;
-		for (tries = 1; ; tries++) {
-			ret = tern_bind_run_once(tdev, run, cmd + done,
-						 cmd_dma + done * 4, n * 4, root);
-			if (ret != -EIO && ret != -ETIMEDOUT)
-				break;
-			/* a lost engine cancels with -EIO: no use trying */
-			if (tries == TERN_BIND_TRIES || READ_ONCE(sched->stopped))
-				break;
-			tern_bind_count(tdev, &tdev->bind.retries);
-		}
-		if (ret)
-			break;
-		done += n;
-	}
-	if (ret && !drm_dev_is_unplugged(&tdev->drm)) {
-		tern_bind_count(tdev, &tdev->bind.failures);
-		drm_err_ratelimited(&tdev->drm,
-				    "kernel copy-engine job failed (%d)\n", ret);
-	}
-	return ret;
+	/*
+	 * Only fair preempts for priority.  In fifo and drmfair a paging
+	 * job of the paging queue would wait for every copy job queued
+	 * before it, however long, with a BO's reservation held: there it
+	 * runs on the kernel queue, first and not preemptible, as an update.
+	 */
+	tern_sched_get_params(tern_bind_sched(tdev), &params);
+	if (params.mode != TERN_POLICY_FAIR)
+		return tern_bind_run_on(tdev, &tdev->bind, run, cmd, cmd_dma,
+					dwords, root, NULL, 0);
+	return tern_bind_run_on(tdev, &tdev->paging_queue, run, cmd, cmd_dma,
+				dwords, root, resume_cpu, resume_dma);
+}
+
+/* The counters of a queue, copied for debugfs */
+struct tern_bind_stats {
+	u64 jobs;
+	u64 retries;
+	u64 failures;
+	u64 preemptions;
+	u64 busy_ns;
+};
+
+/* A copy of @bq's counters, taken under the scheduler's lock. */
+static struct tern_bind_stats tern_bind_counters(struct tern_device *tdev,
+						 struct tern_bind_queue *bq)
+{
+	struct tern_sched *s = tern_bind_sched(tdev);
+	struct tern_bind_stats c;
+	unsigned long flags;
+
+	spin_lock_irqsave(&s->lock, flags);
+	c.jobs = bq->jobs;
+	c.retries = bq->retries;
+	c.failures = bq->failures;
+	c.preemptions = bq->preemptions;
+	c.busy_ns = bq->busy_ns;
+	spin_unlock_irqrestore(&s->lock, flags);
+	return c;
 }
 
 /**
@@ -347,18 +491,28 @@ int tern_bind_run(struct tern_device *tdev, struct tern_bind_run *run,
  */
 void tern_bind_debugfs_show(struct tern_device *tdev, struct drm_printer *p)
 {
-	struct tern_bind_queue *bq = &tdev->bind;
-	struct tern_sched *s = tern_bind_sched(tdev);
-	u64 jobs, retries, failures, busy_ns;
-	unsigned long flags;
+	struct tern_bind_stats c = tern_bind_counters(tdev, &tdev->bind);
 
-	spin_lock_irqsave(&s->lock, flags);
-	jobs = bq->jobs;
-	retries = bq->retries;
-	failures = bq->failures;
-	busy_ns = bq->busy_ns;
-	spin_unlock_irqrestore(&s->lock, flags);
 	drm_printf(p, "bind queue: engine %u ctx tag %u jobs %llu retries %llu",
-		   s->eng->id, bq->sctx.tag, jobs, retries);
-	drm_printf(p, " failures %llu busy_ns %llu\n", failures, busy_ns);
+		   tern_bind_sched(tdev)->eng->id, tdev->bind.sctx.tag, c.jobs,
+		   c.retries);
+	drm_printf(p, " failures %llu busy_ns %llu\n", c.failures, c.busy_ns);
+}
+
+/**
+ * tern_bind_debugfs_show_paging() - the paging queue, for debugfs "memory"
+ * @tdev: the device
+ * @p: where to print
+ */
+void tern_bind_debugfs_show_paging(struct tern_device *tdev,
+				   struct drm_printer *p)
+{
+	struct tern_bind_stats c = tern_bind_counters(tdev, &tdev->paging_queue);
+
+	drm_printf(p, "paging_queue_engine: %u\npaging_queue_ctx: %u\n",
+		   tern_bind_sched(tdev)->eng->id, tdev->paging_queue.sctx.tag);
+	drm_printf(p, "paging_jobs: %llu\npaging_retries: %llu\n", c.jobs,
+		   c.retries);
+	drm_printf(p, "paging_preemptions: %llu\npaging_busy_ns: %llu\n",
+		   c.preemptions, c.busy_ns);
 }

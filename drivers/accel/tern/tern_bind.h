@@ -14,16 +14,19 @@ struct drm_printer;
 struct tern_device;
 
 /**
- * struct tern_bind_queue - the driver's queue of page-table updates
+ * struct tern_bind_queue - a queue of the driver's own jobs on the copy
+ *	engine: the page-table updates (&tern_device.bind), or the paging
+ *	buffers (&tern_device.paging_queue)
  * @sctx: its context on the copy engine's scheduler
  * @wq: runs the address spaces' binds (&tern_vm.bind_work): on the
- *	fence-signalling side, so with a rescuer
+ *	fence-signalling side, so with a rescuer (the update queue only)
  * @lock: makes seqno order and push order the same
  * @fence_context: dma_fence context of its jobs
  * @next_seqno: seqno of the last job pushed (protected by @lock)
  * @jobs: jobs that completed
  * @retries: jobs run again after a failure of their own
  * @failures: updates given up
+ * @preemptions: runs preempted (the paging queue only)
  * @busy_ns: device time of the jobs
  * The counters are protected by the scheduler's lock.
  */
@@ -36,6 +39,7 @@ struct tern_bind_queue {
 	u64 jobs;
 	u64 retries;
 	u64 failures;
+	u64 preemptions;
 	u64 busy_ns;
 };
 
@@ -63,7 +67,12 @@ int tern_bind_prepare(struct tern_device *tdev, u64 cmd_bytes,
 		      struct tern_bind_run *run);
 int tern_bind_run(struct tern_device *tdev, struct tern_bind_run *run,
 		  const u32 *cmd, dma_addr_t cmd_dma, u32 dwords, u64 root);
+int tern_bind_run_paging(struct tern_device *tdev, struct tern_bind_run *run,
+			 const u32 *cmd, dma_addr_t cmd_dma, u32 dwords,
+			 u64 root, void *resume_cpu, dma_addr_t resume_dma);
 void tern_bind_release(struct tern_bind_run *run);
 void tern_bind_debugfs_show(struct tern_device *tdev, struct drm_printer *p);
+void tern_bind_debugfs_show_paging(struct tern_device *tdev,
+				   struct drm_printer *p);
 
 #endif /* __TERN_BIND_H__ */

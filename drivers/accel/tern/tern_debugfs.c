@@ -48,7 +48,9 @@
  *   pages are mapped for the device, pinned or not), "local_bytes" and
  *   "local_size" (device-local memory used and in all), then per kind of
  *   paging buffer ("in", "out", "clear") the buffers run (one per move)
- *   and bytes moved, failures and device time;
+ *   and bytes moved, failures and device time, and the paging queue
+ *   ("paging_queue_engine", "paging_queue_ctx": its engine and context
+ *   tag; its jobs, retries, preemptions and busy time);
  * - sched_policy (rw): "fair", "fifo" or "drmfair"; writing one switches
  *   every engine at its next decision;
  * - quantum_us, starve_ms (rw): the policy's time slice and starvation

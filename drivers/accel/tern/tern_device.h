@@ -104,6 +104,7 @@
  * @paging: the paging buffers (tern_paging.c)
  * @local_mgr: the manager of local memory (tern_local_mgr.c)
  * @bind: the queue of page-table updates (tern_bind.c)
+ * @paging_queue: the queue of paging buffers (tern_bind.c, tern_paging.c)
  */
 struct tern_device {
 	struct drm_device drm;
@@ -156,6 +157,7 @@ struct tern_device {
 	struct tern_paging paging;
 	struct tern_local_mgr local_mgr;
 	struct tern_bind_queue bind;
+	struct tern_bind_queue paging_queue;
 };
 
 struct tern_raw_nop;

@@ -158,7 +158,25 @@ static int tern_bo_pin_locked(struct tern_bo *bo)
 		placement = &tern_placement_local;
 	else if (bo->placement == DRM_TERN_BO_PLACEMENT_LOCAL_PREFERRED)
 		placement = &tern_placement_local_preferred;
+	/*
+	 * Pinned already (mapped elsewhere, or attached), it stays where it
+	 * is: either place will do.  Unpinned, a validation may move it to
+	 * local memory, which then has room.
+	 */
+	if (bo->placement == DRM_TERN_BO_PLACEMENT_LOCAL_PREFERRED &&
+	    bo->tbo.pin_count) {
+		ttm_bo_pin(&bo->tbo);
+		return 0;
+	}
 	ret = ttm_bo_validate(&bo->tbo, placement, &ctx);
+	/*
+	 * For LOCAL_PREFERRED, local memory is a wish: a page-in that fails
+	 * (no memory for the paging buffer, the copy engine lost) left the
+	 * BO where it was, and the map takes it in system memory.
+	 */
+	if (ret && ret != -ERESTARTSYS && ret != -EINTR &&
+	    bo->placement == DRM_TERN_BO_PLACEMENT_LOCAL_PREFERRED)
+		ret = ttm_bo_validate(&bo->tbo, &tern_placement_tt, &ctx);
 	if (ret == -EINVAL && bo->tbo.pin_count)
 		return -EBUSY;	/* pinned elsewhere by an attachment */
 	/*

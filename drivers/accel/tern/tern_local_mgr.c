@@ -63,9 +63,12 @@ static int tern_local_alloc(struct ttm_resource_manager *man,
 	struct tern_local_res *lres;
 	int ret;
 
-	/* no eviction could make room for it */
+	/*
+	 * No eviction could make room for it: a place it only wishes for
+	 * (LOCAL_PREFERRED) is full, so that TTM goes on to the next one.
+	 */
 	if (tbo->base.size > man->size)
-		return -E2BIG;
+		return place->flags & TTM_PL_FLAG_DESIRED ? -ENOSPC : -E2BIG;
 
 	lres = kzalloc(sizeof(*lres), GFP_KERNEL);
 	if (!lres)

@@ -28,13 +28,14 @@
  * *paging buffer*, as the seeds call it: a DMA buffer the driver writes,
  * of privileged ``PHYS_COPY`` packets (docs/hardware.md section 8), one per
  * piece contiguous in both system and local memory (1 MiB at most), which
- * the copy engine runs as jobs of at most 4 MiB of data each, as a job of
- * the driver's kernel queue (tern_bind.c), the queue of the page-table
- * updates: it is picked before any application's job and preempts the
- * running copy job, is not preemptible itself, runs again after a failure
- * of its own, and is split between packets when it is longer than the
- * device's BUF_SIZE_MAX.  Its address space is a table of invalid entries:
- * ``PHYS_COPY`` does not translate.
+ * the copy engine runs as jobs of at most 4 MiB of data each, on the
+ * driver's paging queue (tern_bind.c): a context of the copy engine at
+ * NORMAL priority whose jobs are preemptible at every 4 KiB chunk (each
+ * has a resume record), so that a HIGH copy job, or a page-table update,
+ * goes first; a job runs again after a failure of its own, and is split
+ * between packets when it is longer than the device's BUF_SIZE_MAX.  Its
+ * address space is a table of invalid entries: ``PHYS_COPY`` does not
+ * translate.
  *
  * Paging in and out copies the BO's pages; new local memory is cleared from
  * a buffer of zeroes in system memory.  The thread that moves the BO (TTM's
@@ -45,8 +46,12 @@
 
 /* clears copy from this many bytes of zeroes at a time */
 #define TERN_PAGING_ZEROES	SZ_64K
-/* the buffer a paging buffer is written into, a piece at a time */
-#define TERN_PAGING_BUF_BYTES	SZ_16K
+/*
+ * The buffer a paging buffer is written into, a piece at a time, and after
+ * it the resume record of its jobs: four pages in all.
+ */
+#define TERN_PAGING_ALLOC_BYTES	SZ_16K
+#define TERN_PAGING_BUF_BYTES	(TERN_PAGING_ALLOC_BYTES - TERN_RESUME_RECORD_SIZE)
 /* the most data of one job: about 4 ms of the copy engine at time-scale 1 */
 #define TERN_PAGING_RUN_BYTES	SZ_4M
 /* the most data of one packet */
@@ -228,7 +233,7 @@ static int tern_paging_run(struct tern_device *tdev, struct sg_table *sys,
 	if (!drm_dev_enter(&tdev->drm, &idx))
 		return -ENODEV;
 
-	cmd = dma_alloc_coherent(dev, TERN_PAGING_BUF_BYTES, &cmd_dma,
+	cmd = dma_alloc_coherent(dev, TERN_PAGING_ALLOC_BYTES, &cmd_dma,
 				 GFP_KERNEL);
 	if (!cmd) {
 		ret = -ENOMEM;
@@ -247,8 +252,10 @@ static int tern_paging_run(struct tern_device *tdev, struct sg_table *sys,
 			break;
 		}
 		packets += dwords / TERN_PKT_DWORDS_PHYS_COPY;
-		ret = tern_bind_run(tdev, &run, cmd, cmd_dma, dwords,
-				    pg->null_root_dma);
+		ret = tern_bind_run_paging(tdev, &run, cmd, cmd_dma, dwords,
+					   pg->null_root_dma,
+					   (void *)cmd + TERN_PAGING_BUF_BYTES,
+					   cmd_dma + TERN_PAGING_BUF_BYTES);
 		device_ns += run.device_ns;
 		tern_bind_release(&run);
 	}
@@ -256,7 +263,7 @@ static int tern_paging_run(struct tern_device *tdev, struct sg_table *sys,
 		dma_sync_sgtable_for_cpu(dev, sys, DMA_BIDIRECTIONAL);
 	tern_paging_count(tdev, kind, size, device_ns, ret);
 	trace_tern_paging(kind, local_start, size, packets, device_ns, ret);
-	dma_free_coherent(dev, TERN_PAGING_BUF_BYTES, cmd, cmd_dma);
+	dma_free_coherent(dev, TERN_PAGING_ALLOC_BYTES, cmd, cmd_dma);
 out_exit:
 	drm_dev_exit(idx);
 	return ret;
@@ -320,4 +327,5 @@ void tern_paging_debugfs_show(struct tern_device *tdev, struct drm_printer *p)
 			   jobs[i], bytes[i]);
 	drm_printf(p, "paging_failures: %llu\npaging_device_ns: %llu\n",
 		   failures, ns);
+	tern_bind_debugfs_show_paging(tdev, p);
 }

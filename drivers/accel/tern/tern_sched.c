@@ -70,9 +70,9 @@
  * Outcomes: COMPLETED signals the fence; FAULTED signals it with -EIO, tells
  * the context (which stops taking work), cancels the context's queued jobs
  * and takes a devcoredump; the job cancelled behind a fault goes back to
- * its queue.  The driver's own queue of an engine (&tern_sched_ctx.kernel,
- * tern_bind.c) is not cancelled by a fault or a hang of one of its jobs:
- * that job fails alone, and the others run.
+ * its queue.  The driver's own queues of an engine (&tern_sched_ctx.kernel,
+ * tern_bind.c) are not cancelled by a fault or a hang of one of their
+ * jobs: that job fails alone, and the others run.
  *
  * Hangs: the watchdog samples TERN_ENG_PROGRESS (tern_policy_hung()).  When
  * the counter has not moved for the running context's timeout, the engine
@@ -1370,6 +1370,24 @@ void tern_sched_ctx_init(struct tern_sched *sched, struct tern_sched_ctx *sctx,
 	tern_policy_entity_add(&sched->policy, &sctx->entity, priority,
 			       weight * TERN_POLICY_WEIGHT_SCALE);
 	spin_unlock_irqrestore(&sched->lock, flags);
+}
+
+/**
+ * tern_sched_ctx_set_driver() - make a context one of the driver's own
+ * @sctx: the context, bound with tern_sched_ctx_init()
+ *
+ * One of its jobs that faults or hangs fails alone: the context is not
+ * cancelled and its other jobs still run (&tern_sched_ctx.kernel).  The
+ * policy treats it as any context of its class and weight.
+ */
+void tern_sched_ctx_set_driver(struct tern_sched_ctx *sctx)
+{
+	struct tern_sched *s = sctx->sched;
+	unsigned long flags;
+
+	spin_lock_irqsave(&s->lock, flags);
+	sctx->kernel = true;
+	spin_unlock_irqrestore(&s->lock, flags);
 }
 
 /**

@@ -68,9 +68,9 @@ struct tern_sched_ctx_ops {
  * @cancel_error: once non-zero, jobs of the context that did not start are
  *	cancelled with this error instead of run
  * @in_slots: jobs of the context in the engine's slots
- * @kernel: the driver's own queue (tern_bind.c): a job of it that faults or
- *	hangs fails alone, the context is not cancelled and its other jobs
- *	still run
+ * @kernel: one of the driver's own queues (tern_bind.c): a job of it that
+ *	faults or hangs fails alone, the context is not cancelled and its
+ *	other jobs still run
  *
  * Everything but @ops, @tag and @timeout_ns is protected by the scheduler's
  * lock.
@@ -220,6 +220,7 @@ void tern_sched_fence_init(struct tern_sched *sched, struct tern_hw_fence *hw,
 			   u64 context, u64 seqno);
 void tern_sched_ctx_init(struct tern_sched *sched, struct tern_sched_ctx *sctx,
 			 unsigned int priority, u32 weight);
+void tern_sched_ctx_set_driver(struct tern_sched_ctx *sctx);
 void tern_sched_ctx_set_kernel(struct tern_sched_ctx *sctx);
 void tern_sched_ctx_fini(struct tern_sched_ctx *sctx);
 void tern_sched_push(struct tern_sched *sched, struct tern_sched_job *job);

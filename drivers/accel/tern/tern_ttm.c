@@ -104,16 +104,23 @@ struct ttm_placement tern_placement_local = {
 	.placement = &tern_place_local,
 };
 
+/*
+ * TTM validates in two passes: the first without evicting, where a BO is
+ * in place only in a place that is not FALLBACK, the second evicting,
+ * where DESIRED places are skipped.  So local memory is tried first, for
+ * a BO in TT too (which it then leaves: a promotion), but never evicted
+ * for; TT takes what does not fit.
+ */
 static struct ttm_place tern_places_local_preferred[] = {
-	{ .mem_type = TERN_PL_LOCAL },
-	{ .mem_type = TTM_PL_TT },
+	{ .mem_type = TERN_PL_LOCAL, .flags = TTM_PL_FLAG_DESIRED },
+	{ .mem_type = TTM_PL_TT, .flags = TTM_PL_FLAG_FALLBACK },
 };
 
 /*
  * @tern_placement_local_preferred: device-local memory if it has room,
- * else system memory the device reaches.  TTM tries both without
- * evicting first, so a BO that does not fit in local memory goes to TT
- * rather than evict another.
+ * else system memory the device reaches.  No other BO is evicted for it,
+ * and a BO in system memory moves to local memory when a validation finds
+ * room there.
  */
 struct ttm_placement tern_placement_local_preferred = {
 	.num_placement = ARRAY_SIZE(tern_places_local_preferred),
