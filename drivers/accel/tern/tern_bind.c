@@ -345,9 +345,12 @@ static void tern_bind_count(struct tern_device *tdev, u64 *counter)
 	spin_unlock_irqrestore(&s->lock, flags);
 }
 
-/* tern_bind_run() on @bq, with the resume record of a preemptible job */
+/*
+ * tern_bind_run() on @bq, with the resume record of a preemptible job;
+ * @what names the buffer in the log.
+ */
 static int tern_bind_run_on(struct tern_device *tdev,
-			    struct tern_bind_queue *bq,
+			    struct tern_bind_queue *bq, const char *what,
 			    struct tern_bind_run *run, const u32 *cmd,
 			    dma_addr_t cmd_dma, u32 dwords, u64 root,
 			    void *resume_cpu, dma_addr_t resume_dma)
@@ -384,8 +387,7 @@ static int tern_bind_run_on(struct tern_device *tdev,
 	if (ret && !drm_dev_is_unplugged(&tdev->drm)) {
 		tern_bind_count(tdev, &bq->failures);
 		drm_err_ratelimited(&tdev->drm, "%s failed on the copy engine (%d)\n",
-				    bq == &tdev->bind ? "page-table update" :
-							"paging buffer", ret);
+				    what, ret);
 	}
 	return ret;
 }
@@ -413,8 +415,8 @@ static int tern_bind_run_on(struct tern_device *tdev,
 int tern_bind_run(struct tern_device *tdev, struct tern_bind_run *run,
 		  const u32 *cmd, dma_addr_t cmd_dma, u32 dwords, u64 root)
 {
-	return tern_bind_run_on(tdev, &tdev->bind, run, cmd, cmd_dma, dwords,
-				root, NULL, 0);
+	return tern_bind_run_on(tdev, &tdev->bind, "page-table update", run,
+				cmd, cmd_dma, dwords, root, NULL, 0);
 }
 
 /**
@@ -448,13 +450,17 @@ int tern_bind_run_paging(struct tern_device *tdev, struct tern_bind_run *run,
 	 * job of the paging queue would wait for every copy job queued
 	 * before it, however long, with a BO's reservation held: there it
 	 * runs on the kernel queue, first and not preemptible, as an update.
+	 * The mode is read once per job: a job already on the paging queue
+	 * when the mode leaves fair waits for the jobs queued before it in
+	 * the new mode's order; the next job reads the new mode.
 	 */
 	tern_sched_get_params(tern_bind_sched(tdev), &params);
 	if (params.mode != TERN_POLICY_FAIR)
-		return tern_bind_run_on(tdev, &tdev->bind, run, cmd, cmd_dma,
-					dwords, root, NULL, 0);
-	return tern_bind_run_on(tdev, &tdev->paging_queue, run, cmd, cmd_dma,
-				dwords, root, resume_cpu, resume_dma);
+		return tern_bind_run_on(tdev, &tdev->bind, "paging buffer", run,
+					cmd, cmd_dma, dwords, root, NULL, 0);
+	return tern_bind_run_on(tdev, &tdev->paging_queue, "paging buffer",
+				run, cmd, cmd_dma, dwords, root, resume_cpu,
+				resume_dma);
 }
 
 /* The counters of a queue, copied for debugfs */
@@ -515,4 +521,5 @@ void tern_bind_debugfs_show_paging(struct tern_device *tdev,
 		   c.retries);
 	drm_printf(p, "paging_preemptions: %llu\npaging_busy_ns: %llu\n",
 		   c.preemptions, c.busy_ns);
+	drm_printf(p, "paging_queue_failures: %llu\n", c.failures);
 }

@@ -25,7 +25,8 @@ struct tern_device;
  * @next_seqno: seqno of the last job pushed (protected by @lock)
  * @jobs: jobs that completed
  * @retries: jobs run again after a failure of their own
- * @failures: updates given up
+ * @failures: jobs given up (after TERN_BIND_TRIES runs, or the engine
+ *	lost)
  * @preemptions: runs preempted (the paging queue only)
  * @busy_ns: device time of the jobs
  * The counters are protected by the scheduler's lock.

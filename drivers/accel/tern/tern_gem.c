@@ -42,7 +42,8 @@
  * The device never reaches a BO by itself: it goes through the page tables
  * of an address space (tern_vm.c), and a mapping pins the BO
  * (tern_bo_pin()) where its placement says: a SYSTEM BO in %TTM_PL_TT, a
- * LOCAL BO in device-local memory, paged in there (tern_ttm.c); it holds
+ * LOCAL BO in device-local memory, paged in there (tern_ttm.c), a
+ * LOCAL_PREFERRED BO in local memory if it has room, else in TT; it holds
  * a reference on it until it is unmapped.  DMA buffers and resume records
  * are driver-owned memory, not BOs.
  *
@@ -575,13 +576,16 @@ out_fini:
  * BO to %TTM_PL_TT, its pages allocated if needed and mapped for DMA by
  * the device; a LOCAL BO to local memory, paged in from system memory (or
  * cleared) by the copy engine, after other LOCAL BOs that no address space
- * maps were paged out to make room.  An imported BO's pages are the
- * exporter's, pinned by the attachment for as long as the BO exists.
- * Takes the BO's reservation lock: do not call it with the lock held.
+ * maps were paged out to make room; a LOCAL_PREFERRED BO not pinned yet to
+ * local memory if it has room without evicting (paged in from TT if it
+ * was there), else (or if that fails) to TT, and one pinned already where
+ * it is.  An imported BO's pages are the exporter's, pinned by the
+ * attachment for as long as the BO exists.  Takes the BO's reservation
+ * lock: do not call it with the lock held.
  *
- * Return: 0; -ENOSPC if local memory is full of pinned BOs, -EBUSY if a
- * LOCAL BO is pinned in system memory by a dma-buf attachment; another
- * negative errno.
+ * Return: 0; -ENOSPC if local memory is full of pinned BOs (LOCAL only),
+ * -EBUSY if a LOCAL BO is pinned in system memory by a dma-buf attachment;
+ * another negative errno.
  */
 int tern_bo_pin(struct tern_bo *bo, struct tern_bo_backing *backing)
 {

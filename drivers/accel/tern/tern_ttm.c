@@ -51,9 +51,11 @@
  * address space, paged in by a paging buffer of the copy engine
  * (tern_paging.c) or, if it has no pages yet, cleared; while no address
  * space maps it, TTM may evict it to TT (paged out) to make room for
- * another, and a dma-buf attachment pins it in TT.  A move to or from local
- * memory waits for the BO to be idle and for its paging buffer: moves are
- * not pipelined.
+ * another, and a dma-buf attachment pins it in TT.  A LOCAL_PREFERRED BO
+ * goes to local memory when it is pinned and local memory has room without
+ * evicting (also from TT: a promotion), to TT otherwise.  A move to or from
+ * local memory waits for the BO to be idle and for its paging buffer:
+ * moves are not pipelined.
  *
  * An imported dma-buf becomes an sg BO (%ttm_bo_type_sg) in TT whose pages
  * are the exporter's: it is never populated nor swapped by tern.

@@ -1010,9 +1010,9 @@ struct drm_tern_wait {
  *	as LOCAL, but a map never evicts another BO for it nor fails for
  *	want of local memory, and the BO may be of any size up to
  *	&drm_tern_get_info.max_bo_size.  A map that finds it mapped nowhere
- *	else moves it to local memory if local memory has room then (it was
- *	paged out, or did not fit at an earlier map); a mapped one stays
- *	where it is.
+ *	else and not attached to another device moves it to local memory if
+ *	local memory has room then (it was paged out, or did not fit at an
+ *	earlier map); a mapped or attached one stays where it is.
  */
 enum drm_tern_bo_placement {
 	DRM_TERN_BO_PLACEMENT_SYSTEM = 0,
