@@ -93,6 +93,7 @@ int main(void)
 	int fd, tag, ret = 0, status, error = 0;
 	bool running = false, during = false;
 	struct drm_tern_submit sub;
+	int64_t t0 = 0, t1 = 0;
 	unsigned int tries;
 	size_t i;
 	pid_t pid;
@@ -134,12 +135,16 @@ int main(void)
 	n = 0;
 	pkt_write_imm(dw, &n, VA_S, 0x600d);
 	for (tries = 0; running && !ret && tries < 50; tries++) {
+		t0 = now_ns();
 		ret = submit(fd, high, dw, n, NULL, 0, 0, 0, &sub) ?:
 		      job_wait(fd, high, sub.seqno, 10000, &error) ?: error;
+		t1 = now_ns();
 		during = !__atomic_load_n(&shared[1], __ATOMIC_ACQUIRE);
 		if (core_memory_value("paging_preemptions") > pre || !during)
 			break;
 	}
+	tap_diag("the HIGH job took %lld us from submit to wait's return",
+		 (long long)(t1 - t0) / 1000);
 	tap_ok(!ret && sp[0] == 0x600d && during &&
 	       core_memory_value("paging_preemptions") > pre,
 	       "a HIGH copy job preempts the paging buffer and completes while the paging goes on (%s, %u jobs, %lld preemptions)",
