@@ -9,7 +9,9 @@
  * resumes where it stopped, and the other process finds its BO bit-exact
  * for the CPU (through BAR2) and for a job.  Under fifo, which never
  * preempts for priority, paging runs on the kernel queue instead: the
- * paging queue gets no job.  The policy is restored on every exit path.
+ * paging queue gets no job; fifo written while a paging job runs on the
+ * paging queue lets the page-in complete whole.  The policy is restored
+ * on every exit path.
  *
  * tern-vm: device=compute-engines=1,time-scale=200 timeout=120
  */
@@ -98,7 +100,7 @@ int main(void)
 	size_t i;
 	pid_t pid;
 
-	tap_plan(8);
+	tap_plan(9);
 	fd = tern_test_open();
 	shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -166,6 +168,30 @@ int main(void)
 	       "under fifo a page-in runs on the kernel queue, not the paging queue (%s)",
 	       strerror(-ret));
 	tap_errno(sched_dbg_write("sched_policy", "fair"), 0, "back to fair");
+
+	/*
+	 * The mode leaves fair while a paging job runs on the paging queue:
+	 * that job goes on in fifo order, the next ones take the kernel
+	 * queue, and the page-in completes whole.
+	 */
+	running = false;
+	pid = fork();
+	if (pid == 0)
+		pager(shared + 16);
+	for (i = 0; pid > 0 && i < 10000 && !__atomic_load_n(&shared[16], __ATOMIC_ACQUIRE); i++)
+		usleep(1000);
+	for (i = 0; pid > 0 && i < 5000 && !running; i++) {
+		running = in_a_slot(tag);
+		if (!running)
+			usleep(1000);
+	}
+	ret = running ? sched_dbg_write("sched_policy", "fifo") : -EIO;
+	ret = ret ?: pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) ?
+	      shared[18] : -ECHILD;
+	tap_ok(!ret && shared[19] && core_memory_value("paging_failures") == failures,
+	       "fifo written while a page-in runs on the paging queue: it completes, bit-exact (%s)",
+	       strerror(-ret));
+	sched_dbg_write("sched_policy", "fair");
 
 	/* a CPU mapping holds the file open */
 	munmap((void *)sp, S_SIZE);
