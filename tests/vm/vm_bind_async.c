@@ -53,6 +53,7 @@
 #include "core_test.h"
 
 #define VA		0x200000000ull
+#define VA_LOCAL	0x7f0000000ull	/* a LOCAL BO, never mapped */
 #define BO_SIZE		0x10000ull
 #define PROCS		4
 #define ROUNDS		50
@@ -800,6 +801,33 @@ static void check_queue_full(struct env *e)
 	tap_ok(err == -EAGAIN && queued == DRM_TERN_VM_BIND_QUEUE_MAX,
 	       "binds queue until %u operations wait, then EAGAIN (%u, %s)",
 	       DRM_TERN_VM_BIND_QUEUE_MAX, queued, strerror(-err));
+	{
+		/*
+		 * The queue full refuses a bind whole (error_index is its
+		 * count), before a map pins its BO: a LOCAL BO the CPU wrote
+		 * is not paged in for nothing.
+		 */
+		struct drm_tern_vm_bind_ops res = {};
+		long long in0 = core_paging_jobs("in");
+		volatile uint32_t *lp = NULL;
+		uint32_t l = 0;
+		uint64_t got;
+
+		err = bo_create_local(e->fd, 2 * PAGE4K, &l);
+		lp = err ? NULL : bo_mmap(e->fd, l, &got);
+		if (lp)
+			lp[0] = 1;
+		ops[0] = op_unmap(VA_LOCAL, PAGE4K);
+		ops[1] = op_map(l, VA_LOCAL, 2 * PAGE4K);
+		err = lp ? bind_ops(e->fd, ops, 2, 0, NULL, 0, NULL, 0, &res) : -ENOMEM;
+		tap_ok(err == -EAGAIN && res.error_index == 2 &&
+		       core_paging_jobs("in") == in0,
+		       "queue full: a bind that maps a LOCAL BO is EAGAIN whole (index %u), nothing paged in (%s)",
+		       res.error_index, strerror(-err));
+		if (lp)
+			munmap((void *)lp, 2 * PAGE4K);
+		bo_close(e->fd, l);
+	}
 	core_gate_open(&g);
 	/* the last bind queued: they are done in order */
 	err = fence_result(e->fd, done);

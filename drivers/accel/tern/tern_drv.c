@@ -4,7 +4,6 @@
  */
 
 #include <linux/dmapool.h>
-#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 
@@ -72,6 +71,16 @@
  *   push of an update's job): never two of them
  * - &tern_bo.gpuva_lock (a BO's list of the address spaces that map it
  *   and of its mappings there), under &tern_vm.lock or alone
+ *
+ * and, for the moves of a BO (tern_ttm.c, tern_paging.c):
+ *
+ * - the BO's reservation object (with the ones TTM locks to evict, in a
+ *   ww transaction)
+ * - &tern_device.tt_dma_sem (read: mapping or unmapping the BO's pages
+ *   for DMA; write: PCI remove, holding nothing else), then
+ *   &tern_device.tt_dma_list_lock; or the &tern_bind_queue.lock of the
+ *   paging queue or of the update queue (numbering and push of a paging
+ *   job).  The two queues' locks share a lockdep class: they never nest.
  *
  * and, with interrupts off:
  *
@@ -434,15 +443,15 @@ static void tern_remove(struct pci_dev *pdev)
 	struct tern_device *tdev = pci_get_drvdata(pdev);
 	unsigned int i;
 
-	/* no new ioctl gets in, the ones inside have left */
-	drm_dev_unplug(&tdev->drm);
 	/*
-	 * CPU mappings of local memory must not outlive BAR2: no fault maps
-	 * it any more (tern_gem_fault() is inside drm_dev_enter() for it), so
-	 * zap every CPU mapping of the device's BOs.  System pages fault back
-	 * in as they were; local memory then reads as a page of zeroes.
+	 * No new ioctl gets in, the ones inside have left; and every CPU
+	 * mapping of the device's BOs is zapped (drm_dev_unplug() does it
+	 * after the wait).  Mappings of local memory then do not outlive
+	 * BAR2: tern_gem_fault() maps it only inside drm_dev_enter(), so a
+	 * new fault of a local BO gets a page of zeroes; system pages fault
+	 * back in as they were.
 	 */
-	unmap_mapping_range(tdev->drm.anon_inode->i_mapping, 0, 0, 1);
+	drm_dev_unplug(&tdev->drm);
 	/*
 	 * Stop the hardware before anything it can reach is released:
 	 * interrupts masked and their handlers done, the scheduler's work

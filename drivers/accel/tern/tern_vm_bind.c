@@ -1098,33 +1098,45 @@ static bool tern_vm_binds_idle(struct tern_vm *vm)
 }
 
 /*
+ * What refuses a whole bind of @count operations (error_index stays
+ * @count): the VM gone or failed, another bind queued for one that is to
+ * be queued only @alone, or no room in the queue.
+ */
+static int tern_vm_bind_refused(struct tern_vm *vm, u32 count, bool alone)
+{
+	lockdep_assert_held(&vm->lock);
+	if (vm->unplugged || vm->closing)
+		return -ENODEV;
+	if (vm->error)
+		return vm->error;
+	if (alone && !tern_vm_binds_idle(vm))
+		return -EINPROGRESS;
+	if (count > DRM_TERN_VM_BIND_QUEUE_MAX - vm->queued_ops)
+		return -EAGAIN;
+	return 0;
+}
+
+/*
  * A map's first look at the VM, before its BO is pinned: pinning may
  * allocate pages, or page the BO in and evict others, which a map that is
- * refused anyway should not do.  It refuses what tern_vm_bind_queue()
- * would refuse the whole bind for right now, in the same order (with
- * @alone, a bind to queue only when no other is queued); then what
- * tern_vm_op_apply_map() would refuse the map for in the VM as it is now:
- * its pinned budget always; an occupied range or a full VM only when
- * @only_adds (no earlier operation of its bind removes mappings) and the
- * map itself removes none, since those operations would free room first.
- * A bind refused here may have been queued after a concurrent unmap, or
- * after queued binds that failed were taken back: it lost that race, as
- * it would have later.
+ * refused anyway should not do (tern_vm_bind_queue() looked at what
+ * refuses the whole bind already).  It refuses what tern_vm_op_apply_map()
+ * would refuse the map for in the VM as it is now: its pinned budget
+ * always; an occupied range or a full VM only when @only_adds (no earlier
+ * operation of its bind removes mappings) and the map itself removes
+ * none, since those operations would free room first.  A bind refused
+ * here may have been queued after a concurrent unmap, or after queued
+ * binds that failed were taken back: it lost that race, as it would have
+ * later.
  */
 static int tern_vm_op_first_look(struct tern_vm *vm, struct tern_vm_op *op,
-				 struct tern_bo *bo, bool only_adds, bool alone)
+				 struct tern_bo *bo, bool only_adds)
 {
 	bool grows = only_adds && !tern_vm_op_removes(op);
 	int ret = 0;
 
 	mutex_lock(&vm->lock);
-	if (vm->unplugged || vm->closing)
-		ret = -ENODEV;
-	else if (vm->error)
-		ret = vm->error;
-	else if (alone && !tern_vm_binds_idle(vm))
-		ret = -EINPROGRESS;
-	else if (grows && !drm_gpuvm_interval_empty(&vm->gpuvm, op->va, op->range))
+	if (grows && !drm_gpuvm_interval_empty(&vm->gpuvm, op->va, op->range))
 		ret = -EEXIST;
 	else if (grows && (op->range > DRM_TERN_VM_MAX_MAPPED - vm->mapped ||
 			   vm->nr_mappings >= DRM_TERN_VM_MAX_MAPPINGS))
@@ -1142,11 +1154,10 @@ static int tern_vm_op_first_look(struct tern_vm *vm, struct tern_vm_op *op,
  * tables for the worst case; the update.
  * @bo: a map's BO, whose reference the operation takes over
  * @only_adds: no earlier operation of the bind removes mappings
- * @alone: the bind is to be queued only if no other one is
  */
 static int tern_vm_op_prepare(struct tern_vm *vm, struct tern_vm_op *op,
 			      const struct drm_tern_vm_bind *args,
-			      struct tern_bo *bo, bool only_adds, bool alone)
+			      struct tern_bo *bo, bool only_adds)
 {
 	u64 npages = args->range / TERN_PAGE_SIZE, tables, leaves;
 	int ret;
@@ -1177,7 +1188,7 @@ static int tern_vm_op_prepare(struct tern_vm *vm, struct tern_vm_op *op,
 		op->vm_bo = drm_gpuvm_bo_create(&vm->gpuvm, tern_bo_obj(bo));
 		if (!op->vm_bo)
 			return -ENOMEM;
-		ret = tern_vm_op_first_look(vm, op, bo, only_adds, alone);
+		ret = tern_vm_op_first_look(vm, op, bo, only_adds);
 		if (ret)
 			return ret;
 		tables = tern_pt_tables_split(NULL, op->va, npages, &leaves);
@@ -1377,10 +1388,18 @@ static int tern_vm_bind_queue(struct tern_vm *vm, struct tern_vm_bind_args *a,
 			goto err_put;
 		}
 	}
+	/* a bind refused whole is, before its maps pin (and page) anything */
+	mutex_lock(&vm->lock);
+	ret = tern_vm_bind_refused(vm, a->count, a->alone);
+	mutex_unlock(&vm->lock);
+	if (ret) {
+		tern_vm_bind_args_put_bos(a, 0);
+		goto err_put;
+	}
 	for (i = 0; i < a->count; i++) {
 		/* the operation takes the BO reference over, even failing */
 		ret = tern_vm_op_prepare(vm, &bind->ops[i], &a->ops[i], a->bos[i],
-					 only_adds, a->alone);
+					 only_adds);
 		only_adds &= !tern_vm_op_removes(&bind->ops[i]);
 		a->bos[i] = NULL;
 		if (ret) {
@@ -1394,14 +1413,7 @@ static int tern_vm_bind_queue(struct tern_vm *vm, struct tern_vm_bind_args *a,
 	if (ret)
 		goto err_put;
 	mutex_lock(&vm->lock);
-	if (vm->unplugged || vm->closing)
-		ret = -ENODEV;
-	else if (vm->error)
-		ret = vm->error;
-	else if (a->alone && !tern_vm_binds_idle(vm))
-		ret = -EINPROGRESS;
-	else if (a->count > DRM_TERN_VM_BIND_QUEUE_MAX - vm->queued_ops)
-		ret = -EAGAIN;
+	ret = tern_vm_bind_refused(vm, a->count, a->alone);
 	for (i = 0; !ret && i < a->count; i++) {
 		ret = tern_vm_op_apply(vm, &bind->ops[i],
 				       !i && tern_vm_binds_idle(vm));
