@@ -104,21 +104,27 @@ static inline bool tap_errno(int ret, int want, const char *what)
 		      ret ? strerror(-ret) : "success");
 }
 
-/* A kB field of /proc/meminfo, or -1. */
-static inline long meminfo_kb(const char *field)
+/* The value of the line "@key: <n>" of file @path (the last one), or -1. */
+static inline long long file_key_value(const char *path, const char *key)
 {
 	char line[256];
-	size_t n = strlen(field);
-	long kb = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
+	size_t n = strlen(key);
+	long long v = -1;
+	FILE *f = fopen(path, "r");
 
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, field, n) && line[n] == ':')
-			kb = strtol(line + n + 1, NULL, 10);
+		if (!strncmp(line, key, n) && line[n] == ':')
+			v = strtoll(line + n + 1, NULL, 10);
 	fclose(f);
-	return kb;
+	return v;
+}
+
+/* A kB field of /proc/meminfo, or -1. */
+static inline long meminfo_kb(const char *field)
+{
+	return (long)file_key_value("/proc/meminfo", field);
 }
 
 /*
@@ -136,23 +142,6 @@ static inline long meminfo_settled_kb(const char *field, long limit)
 		kb = meminfo_kb(field);
 	}
 	return kb;
-}
-
-/* The value of the line "@key: <n>" of file @path (the last one), or -1. */
-static inline long long file_key_value(const char *path, const char *key)
-{
-	char line[256];
-	size_t n = strlen(key);
-	long long v = -1;
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, n) && line[n] == ':')
-			v = strtoll(line + n + 1, NULL, 10);
-	fclose(f);
-	return v;
 }
 
 /*

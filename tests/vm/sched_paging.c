@@ -33,22 +33,6 @@ static uint32_t pattern(size_t i)
 	return (uint32_t)i * 2654435761u ^ 0x5a5a5a5au;
 }
 
-/* Whether the context @tag has a job in a slot (debugfs "queues"). */
-static bool in_a_slot(int tag)
-{
-	static char buf[1 << 16];
-	unsigned int t, slots;
-	char *p;
-
-	if (sched_dbg_read("queues", buf, sizeof(buf)) <= 0)
-		return false;
-	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (sscanf(p, " ctx %u prio %*u weight %*u queued %*u vtime %*u run_ns %*u share_permille %*u in_slots %u",
-			   &t, &slots) == 2 && (int)t == tag)
-			return slots > 0;
-	return false;
-}
-
 /*
  * The other process: its own file maps an 8 MiB LOCAL BO that its CPU
  * wrote (a page-in), then checks it with the CPU and with a job.
@@ -123,7 +107,7 @@ int main(void)
 	for (i = 0; pid > 0 && i < 10000 && !__atomic_load_n(&shared[0], __ATOMIC_ACQUIRE); i++)
 		usleep(1000);
 	for (i = 0; pid > 0 && i < 5000 && !running; i++) {
-		running = in_a_slot(tag);
+		running = sched_queue_in_slots(tag) > 0;
 		if (!running)
 			usleep(1000);
 	}
@@ -181,7 +165,7 @@ int main(void)
 	for (i = 0; pid > 0 && i < 10000 && !__atomic_load_n(&shared[16], __ATOMIC_ACQUIRE); i++)
 		usleep(1000);
 	for (i = 0; pid > 0 && i < 5000 && !running; i++) {
-		running = in_a_slot(tag);
+		running = sched_queue_in_slots(tag) > 0;
 		if (!running)
 			usleep(1000);
 	}

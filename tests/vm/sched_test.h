@@ -471,6 +471,21 @@ static inline int sched_ctx_tag(uint32_t handle)
 	return -1;
 }
 
+/* The line of context @tag in debugfs "queues", or NULL. */
+static inline const char *sched_queue_line(int tag)
+{
+	static char buf[1 << 16];
+	unsigned int t;
+	char *p = buf;
+
+	if (tag < 0 || sched_dbg_read("queues", buf, sizeof(buf)) <= 0)
+		return NULL;
+	for (; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (sscanf(p, " ctx %u", &t) == 1 && (int)t == tag)
+			return p;
+	return NULL;
+}
+
 /*
  * The line of context @tag in debugfs "queues": its class, weight and
  * ready jobs (not in a slot).  False if it is not there.
@@ -478,17 +493,22 @@ static inline int sched_ctx_tag(uint32_t handle)
 static inline bool sched_queue_entry(int tag, unsigned int *prio,
 				     unsigned int *weight, unsigned int *queued)
 {
-	static char buf[1 << 16];
-	unsigned int t;
-	char *p = buf;
+	const char *p = sched_queue_line(tag);
 
-	if (tag < 0 || sched_dbg_read("queues", buf, sizeof(buf)) <= 0)
-		return false;
-	for (; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (sscanf(p, " ctx %u prio %u weight %u queued %u", &t, prio,
-			   weight, queued) == 4 && (int)t == tag)
-			return true;
-	return false;
+	return p && sscanf(p, " ctx %*u prio %u weight %u queued %u", prio,
+			   weight, queued) == 3;
+}
+
+/* Jobs of context @tag in the engine's slots (debugfs "queues"), or 0. */
+static inline unsigned int sched_queue_in_slots(int tag)
+{
+	const char *p = sched_queue_line(tag);
+	unsigned int slots = 0;
+
+	p = p ? strstr(p, " in_slots ") : NULL;
+	if (p)
+		sscanf(p, " in_slots %u", &slots);
+	return slots;
 }
 
 /* ---- CPU references, bit-exact with the device (docs/hardware.md 8) ---- */

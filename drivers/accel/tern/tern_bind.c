@@ -109,10 +109,21 @@ static void tern_bind_no_op(struct tern_sched_ctx *sctx,
 {
 }
 
+/*
+ * A job with a resume record (a paging job) resumes later where it
+ * stopped: charge what it ran.  One without (an update, or a paging job
+ * on the update queue) cannot be preempted.
+ */
 static void tern_bind_preempted(struct tern_sched_ctx *sctx,
 				struct tern_sched_job *job, u64 run_ns)
 {
-	WARN_ONCE(1, "tern: a page-table update was preempted; its slot has no resume record\n");
+	struct tern_bind_queue *bq = to_bind_queue(sctx);
+
+	WARN_ONCE(!job->desc.resume,
+		  "tern: a kernel copy-engine job without a resume record was preempted\n");
+	bq->preemptions++;
+	bq->busy_ns += run_ns;
+	container_of(job, struct tern_bind_job, hw)->run_ns += run_ns;
 }
 
 static void tern_bind_finished(struct tern_sched_ctx *sctx, u32 seqno,
@@ -120,32 +131,13 @@ static void tern_bind_finished(struct tern_sched_ctx *sctx, u32 seqno,
 {
 }
 
+/* the ops of both queues, the updates' and the paging buffers' */
 static const struct tern_sched_ctx_ops tern_bind_sched_ops = {
 	.completed = tern_bind_completed,
 	.faulted = tern_bind_faulted,
 	.hung = tern_bind_no_op,
 	.reset = tern_bind_no_op,
 	.preempted = tern_bind_preempted,
-	.finished = tern_bind_finished,
-};
-
-/* A paging job resumes later where it stopped: charge what it ran. */
-static void tern_paging_job_preempted(struct tern_sched_ctx *sctx,
-				      struct tern_sched_job *job, u64 run_ns)
-{
-	struct tern_bind_queue *bq = to_bind_queue(sctx);
-
-	bq->preemptions++;
-	bq->busy_ns += run_ns;
-	container_of(job, struct tern_bind_job, hw)->run_ns += run_ns;
-}
-
-static const struct tern_sched_ctx_ops tern_paging_sched_ops = {
-	.completed = tern_bind_completed,
-	.faulted = tern_bind_faulted,
-	.hung = tern_bind_no_op,
-	.reset = tern_bind_no_op,
-	.preempted = tern_paging_job_preempted,
 	.finished = tern_bind_finished,
 };
 
@@ -167,8 +159,7 @@ static void tern_bind_fini(struct drm_device *drm, void *data)
 
 /* One of the driver's queues on the copy engine, as its class says. */
 static int tern_bind_queue_init(struct tern_device *tdev,
-				struct tern_bind_queue *bq, u32 prio,
-				const struct tern_sched_ctx_ops *ops)
+				struct tern_bind_queue *bq, u32 prio)
 {
 	int ret;
 
@@ -176,7 +167,7 @@ static int tern_bind_queue_init(struct tern_device *tdev,
 	if (ret)
 		return ret;
 	bq->fence_context = dma_fence_context_alloc(1);
-	bq->sctx.ops = ops;
+	bq->sctx.ops = &tern_bind_sched_ops;
 	bq->sctx.tag = atomic_inc_return(&tdev->next_ctx_tag);
 	bq->sctx.timeout_ns = (u64)TERN_BIND_TIMEOUT_MS * NSEC_PER_MSEC;
 	tern_sched_ctx_init(tern_bind_sched(tdev), &bq->sctx, prio,
@@ -197,8 +188,7 @@ int tern_bind_init(struct tern_device *tdev)
 	struct tern_bind_queue *bq = &tdev->bind;
 	int ret;
 
-	ret = tern_bind_queue_init(tdev, bq, DRM_TERN_PRIORITY_HIGH,
-				   &tern_bind_sched_ops);
+	ret = tern_bind_queue_init(tdev, bq, DRM_TERN_PRIORITY_HIGH);
 	if (ret)
 		return ret;
 	bq->wq = alloc_workqueue("tern-bind", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
@@ -207,8 +197,7 @@ int tern_bind_init(struct tern_device *tdev)
 	tern_sched_ctx_set_kernel(&bq->sctx);
 
 	bq = &tdev->paging_queue;
-	ret = tern_bind_queue_init(tdev, bq, DRM_TERN_PRIORITY_NORMAL,
-				   &tern_paging_sched_ops);
+	ret = tern_bind_queue_init(tdev, bq, DRM_TERN_PRIORITY_NORMAL);
 	if (ret)
 		return ret;
 	tern_sched_ctx_set_driver(&bq->sctx);

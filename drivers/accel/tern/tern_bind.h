@@ -27,7 +27,7 @@ struct tern_device;
  * @retries: jobs run again after a failure of their own
  * @failures: jobs given up (after TERN_BIND_TRIES runs, or the engine
  *	lost)
- * @preemptions: runs preempted (the paging queue only)
+ * @preemptions: runs preempted (paging jobs, which have resume records)
  * @busy_ns: device time of the jobs
  * The counters are protected by the scheduler's lock.
  */

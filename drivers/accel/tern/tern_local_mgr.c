@@ -128,6 +128,23 @@ static const struct ttm_resource_manager_func tern_local_func = {
 	.debug = tern_local_debug,
 };
 
+/* The buddy allocator @res's blocks come from. */
+static struct gpu_buddy *tern_local_mm(struct ttm_resource *res)
+{
+	return &to_local_mgr(ttm_manager_type(res->bo->bdev, res->mem_type))->mm;
+}
+
+/* Put @c at the start of @block of @res. */
+static void tern_local_at(struct tern_local_cursor *c, struct ttm_resource *res,
+			  struct gpu_buddy_block *block)
+{
+	c->mm = tern_local_mm(res);
+	c->head = &to_local_res(res)->blocks;
+	c->block = block;
+	c->start = gpu_buddy_block_offset(block);
+	c->size = gpu_buddy_block_size(c->mm, block);
+}
+
 /**
  * tern_local_first() - start a walk over the local memory of a resource
  * @c: the cursor
@@ -137,14 +154,8 @@ static const struct ttm_resource_manager_func tern_local_func = {
 void tern_local_first(struct tern_local_cursor *c, struct ttm_resource *res,
 		      u64 offset)
 {
-	struct ttm_resource_manager *man = ttm_manager_type(res->bo->bdev,
-							    res->mem_type);
-
-	c->mm = &to_local_mgr(man)->mm;
-	c->head = &to_local_res(res)->blocks;
-	c->block = list_first_entry(c->head, struct gpu_buddy_block, link);
-	c->start = gpu_buddy_block_offset(c->block);
-	c->size = gpu_buddy_block_size(c->mm, c->block);
+	tern_local_at(c, res, list_first_entry(&to_local_res(res)->blocks,
+					       struct gpu_buddy_block, link));
 	tern_local_next(c, offset);
 }
 
@@ -195,15 +206,13 @@ u64 tern_local_seek(struct ttm_resource *res, u64 offset)
 					      struct gpu_buddy_block, link);
 		lres->hint_offset = 0;
 	}
-	tern_local_first(&c, res, 0);
 	/* back to the block that holds @offset, or one before it */
 	while (offset < lres->hint_offset) {
 		lres->hint = list_prev_entry(lres->hint, link);
-		lres->hint_offset -= gpu_buddy_block_size(c.mm, lres->hint);
+		lres->hint_offset -= gpu_buddy_block_size(tern_local_mm(res),
+							  lres->hint);
 	}
-	c.block = lres->hint;
-	c.start = gpu_buddy_block_offset(c.block);
-	c.size = gpu_buddy_block_size(c.mm, c.block);
+	tern_local_at(&c, res, lres->hint);
 	tern_local_next(&c, offset - lres->hint_offset);
 	lres->hint = c.block;
 	lres->hint_offset = offset - (c.start - gpu_buddy_block_offset(c.block));

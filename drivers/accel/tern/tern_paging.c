@@ -242,6 +242,11 @@ static int tern_paging_run(struct tern_device *tdev, struct sg_table *sys,
 	if (sys && kind == TERN_PAGING_IN)
 		dma_sync_sgtable_for_device(dev, sys, DMA_BIDIRECTIONAL);
 	while (it.left && !ret) {
+		/* PCI remove waits for this section: leave it at once */
+		if (drm_dev_is_unplugged(&tdev->drm)) {
+			ret = -ENODEV;
+			break;
+		}
 		ret = tern_bind_prepare(tdev, TERN_PAGING_BUF_BYTES, &run);
 		if (ret)
 			break;
