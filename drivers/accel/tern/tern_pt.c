@@ -532,6 +532,65 @@ err_unmap:
 	return ret;
 }
 
+/* The leaf table covering @va, or NULL: never makes one. */
+static struct tern_pt_node *tern_pt_find_leaf(struct tern_pt *pt, u64 va)
+{
+	struct tern_pt_node *node = pt->root;
+	unsigned int level;
+
+	for (level = TERN_PT_ROOT_LEVEL; node && level > 0; level--)
+		node = node->children[TERN_PT_INDEX(va, level)];
+	return node;
+}
+
+/**
+ * tern_pt_retarget() - point the mapped pages of a range at other addresses
+ * @pt: the tree
+ * @va: first VA, 4 KiB aligned
+ * @page_addrs: the new bus address (or device-local offset with
+ *	TERN_PTE_LOCAL) of each page, 4 KiB aligned
+ * @npages: number of pages
+ * @pte_flags: the new TERN_PTE_WRITABLE and TERN_PTE_LOCAL of the entries
+ *
+ * The valid entries of the range are rewritten in place; pages that are
+ * not mapped are skipped and stay so.  No table is made or freed, so it
+ * never allocates.  What a move of a BO (a paging buffer) does to its
+ * mappings.  The caller invalidates the TLBs afterwards.
+ *
+ * Return: the number of entries rewritten; -EINVAL for a misaligned @va or
+ * page address, zero @npages or an unknown flag; -ERANGE if the range
+ * leaves the VA space.  Nothing changed on error.
+ */
+s64 tern_pt_retarget(struct tern_pt *pt, u64 va, const u64 *page_addrs,
+		     u64 npages, u64 pte_flags)
+{
+	struct tern_pt_node *leaf = NULL;
+	s64 done = 0;
+	u64 i;
+
+	if (!npages || va % TERN_PAGE_SIZE || pte_flags & ~TERN_PT_LEAF_FLAGS)
+		return -EINVAL;
+	if (va >= TERN_VA_LIMIT ||
+	    npages > (TERN_VA_LIMIT - va) >> TERN_PAGE_SHIFT)
+		return -ERANGE;
+	for (i = 0; i < npages; i++)
+		if (page_addrs[i] & ~TERN_PTE_ADDR_MASK)
+			return -EINVAL;
+	for (i = 0; i < npages; i++) {
+		u64 cur = va + (i << TERN_PAGE_SHIFT);
+		unsigned int idx = TERN_PT_INDEX(cur, 0);
+
+		if (!leaf || !idx)
+			leaf = tern_pt_find_leaf(pt, cur);
+		if (!leaf || !(tern_pt_get(pt, leaf, idx) & TERN_PTE_VALID))
+			continue;
+		tern_pt_write(pt, leaf, idx,
+			      page_addrs[i] | pte_flags | TERN_PTE_VALID);
+		done++;
+	}
+	return done;
+}
+
 /**
  * tern_pt_unmap() - unmap the pages of a VA range
  * @pt: the tree
@@ -881,6 +940,31 @@ void tern_pt_update_size_max(u64 va, u64 npages,
 				break;
 		}
 	}
+	size->cmd_bytes = size->tables * sizeof(struct tern_pkt_phys_copy) +
+			  sizeof(struct tern_pkt_tlb_invalidate);
+	size->staging_bytes = size->entries * sizeof(u64);
+}
+
+/**
+ * tern_pt_retarget_size() - room an update of tern_pt_retarget() calls needs
+ * @va: first VA of the range, 4 KiB aligned
+ * @npages: pages in the range, not 0
+ * @size: out: the room, for any tree
+ *
+ * A retarget rewrites leaf entries only, but of every leaf the range
+ * spans, whole ones included (a map or an unmap of a whole leaf writes its
+ * parent's entry instead): tern_pt_update_size_max() does not cover it.
+ */
+void tern_pt_retarget_size(u64 va, u64 npages,
+			   struct tern_pt_update_room *size)
+{
+	memset(size, 0, sizeof(*size));
+	if (WARN_ON(!npages || va % TERN_PAGE_SIZE || va >= TERN_VA_LIMIT ||
+		    npages > (TERN_VA_LIMIT - va) >> TERN_PAGE_SHIFT))
+		return;
+	size->tables = tern_pt_blocks(va, va + (npages << TERN_PAGE_SHIFT),
+				      tern_pt_span(1));
+	size->entries = npages;
 	size->cmd_bytes = size->tables * sizeof(struct tern_pkt_phys_copy) +
 			  sizeof(struct tern_pkt_tlb_invalidate);
 	size->staging_bytes = size->entries * sizeof(u64);

@@ -111,6 +111,8 @@ u64 tern_pt_root(struct tern_pt *pt);
 int tern_pt_map(struct tern_pt *pt, u64 va, const u64 *page_addrs, u64 npages,
 		u64 pte_flags);
 void tern_pt_unmap(struct tern_pt *pt, u64 va, u64 npages);
+s64 tern_pt_retarget(struct tern_pt *pt, u64 va, const u64 *page_addrs,
+		     u64 npages, u64 pte_flags);
 u64 tern_pt_tables_needed(struct tern_pt *pt, u64 va, u64 npages);
 int tern_pt_lookup(struct tern_pt *pt, u64 va, u64 *pte);
 
@@ -127,6 +129,8 @@ void tern_pt_update_size(struct tern_pt *pt, u64 va, u64 npages,
 			 struct tern_pt_update_room *size);
 void tern_pt_update_size_max(u64 va, u64 npages,
 			     struct tern_pt_update_room *size);
+void tern_pt_retarget_size(u64 va, u64 npages,
+			   struct tern_pt_update_room *size);
 void tern_pt_update_begin(struct tern_pt *pt, u64 va, u64 npages,
 			  void *staging, u64 staging_bytes);
 int tern_pt_update_end(struct tern_pt *pt, u32 *cmd, u64 staging_addr,

@@ -715,6 +715,17 @@ static void tern_fake_buf_alloc(struct kunit *test, struct tern_pt *pt, u64 va,
  * The same, with the room tern_pt_update_size_max() asks for, which holds
  * what tern_pt_update_size() says of any tree.
  */
+/* A buffer for a retarget of the range (tern_pt_retarget_size()). */
+static void tern_fake_buf_alloc_retarget(struct kunit *test, u64 va, u64 npages,
+					 struct tern_fake_buf *b)
+{
+	tern_pt_retarget_size(va, npages, &b->size);
+	b->cmd = kunit_kzalloc(test, b->size.cmd_bytes, GFP_KERNEL);
+	b->staging = kunit_kzalloc(test, b->size.staging_bytes, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b->cmd);
+	KUNIT_ASSERT_NOT_NULL(test, b->staging);
+}
+
 static void tern_fake_buf_alloc_max(struct kunit *test, struct tern_pt *pt,
 				    u64 va, u64 npages, struct tern_fake_buf *b)
 {
@@ -1112,6 +1123,111 @@ static void tern_pt_update_replace_model(struct kunit *test)
 }
 
 /*
+ * A BO moved: the pages of its mappings get other addresses in one update
+ * (tern_pt_retarget()), recorded with no allocation and no table made or
+ * freed; while it runs, each page translates to its old or its new
+ * address, never to none; holes in the range stay holes, and pages
+ * outside it do not change.
+ */
+static void tern_pt_update_retarget_model(struct kunit *test)
+{
+	struct tern_pt_fixture *f = test->priv;
+	u64 state = 0x7e7a49e7, *model, *old, *pages;
+	unsigned int step, i, off, tlb, holes = 0;
+
+	model = kunit_kcalloc(test, MODEL_PAGES, sizeof(*model), GFP_KERNEL);
+	old = kunit_kcalloc(test, MODEL_PAGES, sizeof(*old), GFP_KERNEL);
+	pages = kunit_kcalloc(test, MODEL_PAGES, sizeof(*pages), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, model);
+	KUNIT_ASSERT_NOT_NULL(test, old);
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+	f->fa.defer = true;
+
+	/* mappings of random length with holes between them */
+	for (i = 0; i < MODEL_PAGES;) {
+		u32 r = tern_pt_rand(&state);
+		u32 n = min_t(u32, r % 300 + 1, MODEL_PAGES - i);
+		u32 j;
+
+		if (r & 0x10000) {
+			for (j = 0; j < n; j++) {
+				pages[j] = ((u64)tern_pt_rand(&state) << 12) &
+					   TERN_PTE_ADDR_MASK;
+				model[i + j] = pages[j] | TERN_PTE_WRITABLE |
+					       TERN_PTE_VALID;
+			}
+			KUNIT_ASSERT_EQ(test, tern_pt_map(&f->pt, MODEL_BASE +
+							 (u64)i * PAGE4K, pages,
+							 n, TERN_PTE_WRITABLE), 0);
+		}
+		i += n;
+	}
+
+	for (step = 0; step < 200; step++) {
+		u32 r = tern_pt_rand(&state);
+		u32 first = tern_pt_rand(&state) % MODEL_PAGES, n;
+		u64 flags = r & 0x100 ? TERN_PTE_LOCAL : TERN_PTE_WRITABLE;
+		u64 tables = f->pt.nr_tables, va;
+		struct tern_fake_buf b = {};
+		u32 mapped = 0;
+		s64 ret;
+
+		/* mostly inside one mapping: from a mapped page, its run */
+		if (!(r & 0x200))
+			while (first < MODEL_PAGES - 1 && !model[first])
+				first++;
+		n = min_t(u32, r % 1024 + 1, MODEL_PAGES - first);
+		if (!(r & 0x200) && model[first])
+			for (i = 1; i < n; i++)
+				if (!model[first + i])
+					n = i;
+		va = MODEL_BASE + (u64)first * PAGE4K;
+		memcpy(old, model, MODEL_PAGES * sizeof(*model));
+		tern_fake_buf_alloc_retarget(test, va, n, &b);
+		/* nothing is allocated once the update is open */
+		f->fa.fail_at = f->fa.calls + 1;
+		tern_fake_buf_begin(&f->pt, va, n, &b);
+		for (i = 0; i < n; i++)
+			pages[i] = ((u64)tern_pt_rand(&state) << 12) &
+				   TERN_PTE_ADDR_MASK;
+		ret = tern_pt_retarget(&f->pt, va, pages, n, flags);
+		for (i = 0; i < n; i++) {
+			if (!model[first + i])
+				continue;
+			model[first + i] = pages[i] | flags | TERN_PTE_VALID;
+			mapped++;
+		}
+		KUNIT_ASSERT_EQ_MSG(test, ret, (s64)mapped, "step %u", step);
+		if (mapped < n)
+			holes++;
+		tern_fake_buf_end(test, &f->pt, &b, true);
+		f->fa.fail_at = 0;
+		KUNIT_ASSERT_EQ_MSG(test, f->pt.nr_tables, tables, "step %u", step);
+
+		tern_expect_walks(test, f, old, "before", step);
+		for (off = 0, tlb = 0; off < b.dwords;) {
+			off = tern_fake_run_packet(test, &f->fa, &b, off, &tlb);
+			for (i = first; i < first + n; i++) {
+				u64 walked = 0;
+				int wret = tern_fake_walk(&f->fa, tern_pt_root(&f->pt),
+							  MODEL_BASE + i * PAGE4K,
+							  &walked);
+
+				KUNIT_ASSERT_TRUE_MSG(test, (!wret && (walked == old[i] ||
+								       walked == model[i])) ||
+						      (wret == -ENOENT && !old[i]),
+						      "during: step %u page %u", step, i);
+			}
+		}
+		KUNIT_EXPECT_EQ(test, tlb, 1);
+		tern_expect_walks(test, f, model, "after", step);
+	}
+	/* both kinds of range were tried */
+	KUNIT_EXPECT_GT(test, holes, 5);
+	KUNIT_EXPECT_LT(test, holes, 150);
+}
+
+/*
  * A change outside the range its update was opened for (a caller's bug,
  * warned about) is not written half: the update reports -EIO and writes no
  * buffer, so that the owner does not run it.
@@ -1151,6 +1267,7 @@ static struct kunit_case tern_pt_cases[] = {
 	KUNIT_CASE(tern_pt_update_minimal),
 	KUNIT_CASE(tern_pt_update_random_model),
 	KUNIT_CASE(tern_pt_update_replace_model),
+	KUNIT_CASE(tern_pt_update_retarget_model),
 	KUNIT_CASE(tern_pt_update_outside_range),
 	{}
 };
