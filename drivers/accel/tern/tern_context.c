@@ -634,6 +634,10 @@ int tern_context_get_state_ioctl(struct drm_device *drm, void *data,
 	args->jobs_completed = ctx->jobs_completed;
 	args->busy_ns = ctx->busy_ns;
 	args->preemptions = ctx->preemptions;
+	args->paging_bytes_in = ctx->paging.bytes_in;
+	args->paging_bytes_out = ctx->paging.bytes_out;
+	args->evictions = ctx->paging.evictions;
+	args->paging_ns = ctx->paging.ns;
 	spin_unlock_irqrestore(&ctx->state_lock, flags);
 
 	tern_context_put(ctx);
@@ -761,6 +765,10 @@ void tern_context_debugfs_show(struct tern_device *tdev, struct drm_printer *p)
 			   READ_ONCE(ctx->progress.rec.completed));
 		drm_printf(p, "busy %llu ns, resets %u, preemptions %llu",
 			   ctx->busy_ns, ctx->reset_count, ctx->preemptions);
+		if (ctx->paging.bytes_in || ctx->paging.bytes_out)
+			drm_printf(p, ", paged in %llu out %llu bytes, %llu evictions, %llu ns",
+				   ctx->paging.bytes_in, ctx->paging.bytes_out,
+				   ctx->paging.evictions, ctx->paging.ns);
 		if (ctx->state == DRM_TERN_CONTEXT_FAULTED)
 			drm_printf(p, ", fault kind %u addr 0x%llx dword %u job %u",
 				   ctx->fault_kind, ctx->fault_addr,

@@ -66,6 +66,8 @@ struct tern_vm;
  * @jobs_completed: jobs that completed on the device
  * @busy_ns: device time of its runs
  * @preemptions: times a running job of the context was preempted
+ * @paging: what the residency of its jobs moved (tern_residency.c):
+ *	bytes paged in and out, evictions, device time
  */
 struct tern_context {
 	struct kref ref;
@@ -105,6 +107,12 @@ struct tern_context {
 	u64 jobs_completed;
 	u64 busy_ns;
 	u64 preemptions;
+	struct {
+		u64 bytes_in;
+		u64 bytes_out;
+		u64 evictions;
+		u64 ns;
+	} paging;
 };
 
 struct tern_context *tern_context_lookup(struct tern_file *tfile, u32 handle);

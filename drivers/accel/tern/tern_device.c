@@ -88,6 +88,65 @@ void tern_device_tlb_invalidate(struct tern_device *tdev)
 	drm_dev_exit(idx);
 }
 
+/* the longest the TLB barrier waits for one engine's chunk */
+#define TERN_TLB_BARRIER_MAX_MS	60000
+
+/**
+ * tern_device_tlb_barrier() - wait until no engine can still use a
+ *	translation it made before the last TLB invalidation
+ * @tdev: the device
+ *
+ * After tern_device_tlb_invalidate(), a chunk an engine translated before
+ * may still finish its accesses (docs/hardware.md 9.3).  %TERN_ENG_PROGRESS
+ * grows at each chunk boundary and packet start, after the accesses of the
+ * chunk before; an engine that is not RUNNING or PREEMPTING makes none.  So
+ * for each busy engine this samples the counter and waits until it moved
+ * or the engine stopped: then memory that the old translations reached may
+ * be given to somebody else.  A hung engine ends the wait through its
+ * reset (the context timeout).  Reads only: holds no lock, so that neither
+ * the watchdog nor a reset waits for it.  Does nothing once the device is
+ * gone.
+ *
+ * Context: process context; may sleep.
+ */
+void tern_device_tlb_barrier(struct tern_device *tdev)
+{
+	unsigned int i;
+	int idx;
+
+	if (!drm_dev_enter(&tdev->drm, &idx))
+		return;
+	for (i = 0; i < tdev->engine_count; i++) {
+		struct tern_engine *eng = &tdev->engines[i];
+		unsigned long end = jiffies +
+				    msecs_to_jiffies(TERN_TLB_BARRIER_MAX_MS);
+		unsigned int delay = 10;
+		u32 state, progress;
+
+		state = TERN_ENG_STATE(tern_eng_read(eng, TERN_ENG_STATUS));
+		if (state != TERN_ENG_STATE_RUNNING &&
+		    state != TERN_ENG_STATE_PREEMPTING)
+			continue;
+		progress = tern_eng_read(eng, TERN_ENG_PROGRESS);
+		for (;;) {
+			state = TERN_ENG_STATE(tern_eng_read(eng, TERN_ENG_STATUS));
+			if ((state != TERN_ENG_STATE_RUNNING &&
+			     state != TERN_ENG_STATE_PREEMPTING) ||
+			    tern_eng_read(eng, TERN_ENG_PROGRESS) != progress)
+				break;
+			if (time_after(jiffies, end)) {
+				drm_err(&tdev->drm, "engine %u made no progress for the TLB barrier\n",
+					i);
+				break;
+			}
+			usleep_range(delay, 2 * delay);
+			delay = min(delay * 2, 1000u);
+		}
+		atomic64_inc(&tdev->paging.tlb_barriers);
+	}
+	drm_dev_exit(idx);
+}
+
 /**
  * tern_device_init() - enable, identify and reset the PCI device
  * @tdev: the device, with @pdev set

@@ -105,6 +105,9 @@
  * @local_mgr: the manager of local memory (tern_local_mgr.c)
  * @bind: the queue of page-table updates (tern_bind.c)
  * @paging_queue: the queue of paging buffers (tern_bind.c, tern_paging.c)
+ * @movers: validations whose moves are counted for somebody
+ *	(&tern_ttm_mover.link)
+ * @movers_lock: protects @movers
  */
 struct tern_device {
 	struct drm_device drm;
@@ -158,6 +161,8 @@ struct tern_device {
 	struct tern_local_mgr local_mgr;
 	struct tern_bind_queue bind;
 	struct tern_bind_queue paging_queue;
+	struct list_head movers;
+	spinlock_t movers_lock; /* protects @movers */
 };
 
 struct tern_raw_nop;
@@ -214,5 +219,6 @@ void tern_device_fini(struct tern_device *tdev);
 int tern_device_reset(struct tern_device *tdev);
 u64 tern_device_clock_ns(struct tern_device *tdev);
 void tern_device_tlb_invalidate(struct tern_device *tdev);
+void tern_device_tlb_barrier(struct tern_device *tdev);
 
 #endif /* __TERN_DEVICE_H__ */

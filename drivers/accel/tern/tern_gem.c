@@ -140,6 +140,26 @@ static void tern_bo_destroy(struct ttm_buffer_object *tbo)
 /* tries of a pin in local memory that TTM refused */
 #define TERN_BO_PIN_TRIES	3
 
+/**
+ * tern_bo_mapped() - whether an address space maps the BO
+ * @bo: the BO
+ *
+ * A mapping is added by a map that pinned the BO first, so with the BO's
+ * reservation held and the BO unpinned, a "no" stays true.
+ *
+ * Return: true if some address space has a mapping of it (queued or
+ * removed and not yet reaped ones included).
+ */
+bool tern_bo_mapped(struct tern_bo *bo)
+{
+	bool mapped;
+
+	mutex_lock(&bo->gpuva_lock);
+	mapped = !list_empty(&bo->tbo.base.gpuva.list);
+	mutex_unlock(&bo->gpuva_lock);
+	return mapped;
+}
+
 /*
  * Where its placement says the device uses the BO, and pinned there; the
  * caller holds the reservation.
@@ -160,38 +180,27 @@ static int tern_bo_pin_locked(struct tern_bo *bo)
 	else if (bo->placement == DRM_TERN_BO_PLACEMENT_LOCAL_PREFERRED)
 		placement = &tern_placement_local_preferred;
 	/*
-	 * Pinned already (mapped elsewhere, or attached), it stays where it
-	 * is: either place will do.  Unpinned, a validation may move it to
-	 * local memory, which then has room.
+	 * A movable BO pinned already, by a map still in flight, stays
+	 * where it is: either place will do for a map, and the next job
+	 * that lists it moves it.  Attached to another device, it is in
+	 * system memory for the importer, where a LOCAL BO may not be
+	 * mapped.
 	 */
-	if (bo->placement == DRM_TERN_BO_PLACEMENT_LOCAL_PREFERRED &&
-	    bo->tbo.pin_count) {
+	if (tern_bo_movable(bo) && bo->tbo.pin_count) {
+		if (local && bo->attach_pins)
+			return -EBUSY;
 		ttm_bo_pin(&bo->tbo);
 		return 0;
 	}
 	ret = ttm_bo_validate(&bo->tbo, placement, &ctx);
 	/*
-	 * For LOCAL_PREFERRED, local memory is a wish: a page-in that fails
-	 * (no memory for the paging buffer, the copy engine lost) left the
-	 * BO where it was, and the map takes it in system memory.
+	 * Local memory is where a job that lists a movable BO finds it, not
+	 * where a map must: if the BO could not go there (local memory is
+	 * full of BOs in use or pinned, no memory for the paging buffer,
+	 * the copy engine lost), it is mapped in system memory.
 	 */
-	if (ret && ret != -ERESTARTSYS && ret != -EINTR &&
-	    bo->placement == DRM_TERN_BO_PLACEMENT_LOCAL_PREFERRED)
+	if (ret && ret != -ERESTARTSYS && ret != -EINTR && tern_bo_movable(bo))
 		ret = ttm_bo_validate(&bo->tbo, &tern_placement_tt, &ctx);
-	if (ret == -EINVAL && bo->tbo.pin_count)
-		return -EBUSY;	/* pinned elsewhere by an attachment */
-	/*
-	 * TTM says -ENOMEM when no placement had room, even after evicting
-	 * what it could: -ENOSPC if local memory is full of BOs it could
-	 * not evict (mapped, or busy being moved), -ENOMEM if not.
-	 */
-	if (ret == -ENOMEM && local) {
-		struct ttm_resource_manager *man =
-			ttm_manager_type(bo->tbo.bdev, TERN_PL_LOCAL);
-
-		if (ttm_resource_manager_usage(man) + tern_bo_size(bo) > man->size)
-			return -ENOSPC;
-	}
 	if (ret)
 		return ret;
 	ttm_bo_pin(&bo->tbo);
@@ -211,12 +220,16 @@ static int tern_gem_pin(struct drm_gem_object *obj)
 	struct tern_bo *bo = to_tern_bo(obj);
 	int ret;
 
+	/* a LOCAL BO an address space maps: its jobs want it in local memory */
+	if (bo->placement == DRM_TERN_BO_PLACEMENT_LOCAL && tern_bo_mapped(bo))
+		return -EBUSY;
 	ret = ttm_bo_validate(&bo->tbo, &tern_placement_tt, &ctx);
 	if (ret == -EINVAL && bo->tbo.pin_count)
-		return -EBUSY;	/* a LOCAL BO an address space maps */
+		return -EBUSY;	/* pinned in local memory by a map in flight */
 	if (ret)
 		return ret;
 	ttm_bo_pin(&bo->tbo);
+	bo->attach_pins++;
 	/* off the LRU lists TTM evicts and swaps from (not unreserved here) */
 	ttm_bo_move_to_lru_tail_unlocked(&bo->tbo);
 	return 0;
@@ -226,6 +239,7 @@ static void tern_gem_unpin(struct drm_gem_object *obj)
 {
 	struct ttm_buffer_object *tbo = &to_tern_bo(obj)->tbo;
 
+	to_tern_bo(obj)->attach_pins--;
 	ttm_bo_unpin(tbo);
 	/* back on the LRU list: evictable and swappable again */
 	ttm_bo_move_to_lru_tail_unlocked(tbo);

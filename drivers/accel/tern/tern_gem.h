@@ -11,6 +11,7 @@
 
 #include <drm/drm_gem.h>
 #include <drm/ttm/ttm_bo.h>
+#include <drm/tern_accel.h>
 
 struct drm_device;
 struct dma_buf;
@@ -29,6 +30,8 @@ struct sg_table;
  *	read without a lock by fdinfo)
  * @import_dmabuf: for an imported BO, a reference on the dma-buf, whose
  *	reservation object the BO shares until TTM destroyed it
+ * @attach_pins: pins of dma-buf attachments of other devices (under the
+ *	reservation)
  * @accounted: created by DRM_IOCTL_TERN_BO_CREATE and counted in
  *	&tern_device.bo_bytes until freed
  * @cpu_read_only: the process may map it for reading only (a kernel-owned
@@ -45,6 +48,7 @@ struct tern_bo {
 	bool populated;
 	bool in_local;
 	struct dma_buf *import_dmabuf;
+	unsigned int attach_pins;
 	bool accounted;
 	bool cpu_read_only;
 	struct mutex gpuva_lock; /* see above */
@@ -72,6 +76,19 @@ static inline u64 tern_sgt_dma_bytes(struct sg_table *sgt)
 	return bytes;
 }
 
+/*
+ * Whether the BO moves while address spaces map it (LOCAL and
+ * LOCAL_PREFERRED BOs of this device, between local and system memory):
+ * then no address space pins it, and each move rewrites its mappings
+ * (tern_vm_bo_move_end()).  A SYSTEM BO, or an imported one, is pinned where
+ * it is while mapped.  Fixed for the BO's life.
+ */
+static inline bool tern_bo_movable(struct tern_bo *bo)
+{
+	return bo->placement != DRM_TERN_BO_PLACEMENT_SYSTEM &&
+	       !bo->tbo.base.import_attach;
+}
+
 static inline size_t tern_bo_size(struct tern_bo *bo)
 {
 	return bo->tbo.base.size;
@@ -97,6 +114,7 @@ struct tern_bo_backing {
 };
 
 int tern_bo_pin(struct tern_bo *bo, struct tern_bo_backing *backing);
+bool tern_bo_mapped(struct tern_bo *bo);
 void tern_bo_unpin(struct tern_bo *bo);
 
 struct tern_bo *tern_bo_create_kernel(struct drm_device *dev,

@@ -26,8 +26,10 @@
 #include "tern_device.h"
 #include "tern_drv.h"
 #include "tern_job.h"
+#include "tern_residency.h"
 #include "tern_sync.h"
 #include "tern_trace.h"
+#include "tern_ttm.h"
 #include "tern_validate.h"
 #include "tern_vm.h"
 
@@ -424,6 +426,73 @@ static int tern_job_lock_resvs(struct tern_job *job, struct drm_exec *exec)
 	return ret;
 }
 
+/* Add what a job's residency moved to its context's counters. */
+static void tern_job_count_paging(struct tern_context *ctx,
+				  const struct tern_ttm_mover *m)
+{
+	unsigned long flags;
+
+	if (!m->bytes_in && !m->bytes_out)
+		return;
+	spin_lock_irqsave(&ctx->state_lock, flags);
+	ctx->paging.bytes_in += m->bytes_in;
+	ctx->paging.bytes_out += m->bytes_out;
+	ctx->paging.evictions += m->evictions;
+	ctx->paging.ns += m->paging_ns;
+	spin_unlock_irqrestore(&ctx->state_lock, flags);
+}
+
+/*
+ * Lock the job's reservation objects (tern_job_lock_resvs()) and make its
+ * BOs resident (tern_residency_validate()).  A residency that must wait
+ * for local memory drops the locks, sleeps a little and tries again, for
+ * up to TERN_RESIDENCY_RETRY_MS: then -EAGAIN.  On success the caller ends
+ * the transaction with drm_exec_fini(); on error nothing is locked.
+ */
+static int tern_job_lock_resident(struct tern_device *tdev, struct tern_job *job,
+				  struct drm_exec *exec)
+{
+	struct tern_ttm_mover m = {
+		.ctx = {
+			.interruptible = true,
+			/* a page-out that does not fit fails, not the OOM killer */
+			.gfp_retry_mayfail = true,
+		},
+	};
+	unsigned long end;
+	int ret;
+
+	ret = tern_job_lock_resvs(job, exec);
+	if (ret || !tern_residency_needed(job->bos, job->bo_count))
+		return ret;
+
+	end = jiffies + msecs_to_jiffies(TERN_RESIDENCY_RETRY_MS);
+	tern_ttm_mover_begin(tdev, &m);
+	for (;;) {
+		ret = tern_residency_validate(tdev, job->bos, job->bo_count, &m);
+		if (ret != -EAGAIN)
+			break;
+		drm_exec_fini(exec);
+		if (time_after(jiffies, end))
+			goto out;
+		atomic64_inc(&tdev->paging.residency_retries);
+		if (msleep_interruptible(10)) {
+			ret = -ERESTARTSYS;
+			goto out;
+		}
+		ret = tern_job_lock_resvs(job, exec);
+		if (ret)
+			goto out;
+	}
+	if (ret)
+		drm_exec_fini(exec);
+out:
+	tern_ttm_mover_end(tdev, &m);
+	/* what moved, moved, even for a job that is not queued after all */
+	tern_job_count_paging(job->ctx, &m);
+	return ret;
+}
+
 /*
  * Look up the in-syncobjs' fences (references in @job->deps).  Return 0
  * and whether all of them signalled already, or a negative errno.
@@ -703,7 +772,7 @@ static int tern_submit_one(struct tern_device *tdev, struct drm_file *file,
 		if (ret)
 			goto out_unlock;
 	}
-	ret = tern_job_lock_resvs(job, &exec);
+	ret = tern_job_lock_resident(tdev, job, &exec);
 	if (ret)
 		goto out_unlock;
 

@@ -206,7 +206,7 @@ static void tern_paging_count(struct tern_device *tdev,
  */
 static int tern_paging_run(struct tern_device *tdev, struct sg_table *sys,
 			   struct ttm_resource *local, u64 size,
-			   enum tern_paging_kind kind)
+			   enum tern_paging_kind kind, u64 *ns)
 {
 	struct tern_paging *pg = &tdev->paging;
 	struct device *dev = tdev->drm.dev;
@@ -267,6 +267,7 @@ static int tern_paging_run(struct tern_device *tdev, struct sg_table *sys,
 	if (sys && kind == TERN_PAGING_OUT)
 		dma_sync_sgtable_for_cpu(dev, sys, DMA_BIDIRECTIONAL);
 	tern_paging_count(tdev, kind, size, device_ns, ret);
+	*ns += device_ns;
 	trace_tern_paging(kind, local_start, size, packets, device_ns, ret);
 	dma_free_coherent(dev, TERN_PAGING_ALLOC_BYTES, cmd, cmd_dma);
 out_exit:
@@ -281,6 +282,7 @@ out_exit:
  * @local: its local memory
  * @size: the BO's size
  * @kind: %TERN_PAGING_IN (to @local) or %TERN_PAGING_OUT (to @sys)
+ * @device_ns: the device time of its jobs is added here
  *
  * Context: process context, no lock the scheduler or a fence callback
  * takes (a BO's reservation is fine); sleeps until the copy ran.
@@ -289,9 +291,9 @@ out_exit:
  */
 int tern_paging_copy(struct tern_device *tdev, struct sg_table *sys,
 		     struct ttm_resource *local, u64 size,
-		     enum tern_paging_kind kind)
+		     enum tern_paging_kind kind, u64 *device_ns)
 {
-	return tern_paging_run(tdev, sys, local, size, kind);
+	return tern_paging_run(tdev, sys, local, size, kind, device_ns);
 }
 
 /**
@@ -299,14 +301,16 @@ int tern_paging_copy(struct tern_device *tdev, struct sg_table *sys,
  * @tdev: the device
  * @local: its local memory
  * @size: the BO's size
+ * @device_ns: the device time of its jobs is added here
  *
  * Context: as tern_paging_copy().
  * Return: 0 or a negative errno.
  */
 int tern_paging_clear(struct tern_device *tdev, struct ttm_resource *local,
-		      u64 size)
+		      u64 size, u64 *device_ns)
 {
-	return tern_paging_run(tdev, NULL, local, size, TERN_PAGING_CLEAR);
+	return tern_paging_run(tdev, NULL, local, size, TERN_PAGING_CLEAR,
+			       device_ns);
 }
 
 /**
@@ -332,5 +336,11 @@ void tern_paging_debugfs_show(struct tern_device *tdev, struct drm_printer *p)
 			   jobs[i], bytes[i]);
 	drm_printf(p, "paging_failures: %llu\npaging_device_ns: %llu\n",
 		   failures, ns);
+	drm_printf(p, "evictions: %lld\nretargets: %lld\nretarget_cpu: %lld\n",
+		   atomic64_read(&pg->evictions), atomic64_read(&pg->retargets),
+		   atomic64_read(&pg->retarget_cpu));
+	drm_printf(p, "residency_retries: %lld\ntlb_barriers: %lld\n",
+		   atomic64_read(&pg->residency_retries),
+		   atomic64_read(&pg->tlb_barriers));
 	tern_bind_debugfs_show_paging(tdev, p);
 }

@@ -5,6 +5,7 @@
 #ifndef __TERN_PAGING_H__
 #define __TERN_PAGING_H__
 
+#include <linux/atomic.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
@@ -39,6 +40,13 @@ enum tern_paging_kind {
  * @bytes: bytes they moved (or cleared), per kind
  * @failures: paging buffers that failed
  * @device_ns: device time they took
+ * @evictions: BOs moved out of local memory to make room for others
+ * @retargets: updates of an address space that followed a BO's move
+ * @retarget_cpu: of those, the ones the CPU wrote (no memory for the
+ *	update, or the copy engine failed it)
+ * @residency_retries: submits that backed off and tried again to make
+ *	their BOs resident
+ * @tlb_barriers: engines waited for by tern_device_tlb_barrier()
  */
 struct tern_paging {
 	void *null_root;
@@ -50,15 +58,20 @@ struct tern_paging {
 	u64 bytes[TERN_PAGING_KINDS];
 	u64 failures;
 	u64 device_ns;
+	atomic64_t evictions;
+	atomic64_t retargets;
+	atomic64_t retarget_cpu;
+	atomic64_t residency_retries;
+	atomic64_t tlb_barriers;
 };
 
 int tern_paging_init(struct tern_device *tdev);
 void tern_paging_unplug(struct tern_device *tdev);
 int tern_paging_copy(struct tern_device *tdev, struct sg_table *sys,
 		     struct ttm_resource *local, u64 size,
-		     enum tern_paging_kind kind);
+		     enum tern_paging_kind kind, u64 *device_ns);
 int tern_paging_clear(struct tern_device *tdev, struct ttm_resource *local,
-		      u64 size);
+		      u64 size, u64 *device_ns);
 void tern_paging_debugfs_show(struct tern_device *tdev, struct drm_printer *p);
 
 #endif /* __TERN_PAGING_H__ */

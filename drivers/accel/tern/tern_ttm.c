@@ -22,6 +22,7 @@
 #include "tern_paging.h"
 #include "tern_regs.h"
 #include "tern_ttm.h"
+#include "tern_vm.h"
 
 /**
  * DOC: memory manager
@@ -298,13 +299,71 @@ struct sg_table *tern_ttm_dma_map(struct tern_bo *bo)
 			       to_tern_tt(tbo->ttm));
 }
 
+/**
+ * tern_ttm_mover_begin() - count what a validation moves
+ * @tdev: the device
+ * @m: the mover, whose @ctx the caller fills and passes to TTM
+ *
+ * The counters start at 0; tern_ttm_mover_end() before @m goes.
+ */
+void tern_ttm_mover_begin(struct tern_device *tdev, struct tern_ttm_mover *m)
+{
+	m->bytes_in = 0;
+	m->bytes_out = 0;
+	m->evictions = 0;
+	m->paging_ns = 0;
+	spin_lock(&tdev->movers_lock);
+	list_add(&m->link, &tdev->movers);
+	spin_unlock(&tdev->movers_lock);
+}
+
+/**
+ * tern_ttm_mover_end() - stop counting for a mover
+ * @tdev: the device
+ * @m: the mover
+ */
+void tern_ttm_mover_end(struct tern_device *tdev, struct tern_ttm_mover *m)
+{
+	spin_lock(&tdev->movers_lock);
+	list_del(&m->link);
+	spin_unlock(&tdev->movers_lock);
+}
+
+/* The mover whose validation this is, or NULL (a map, a fault, TTM's own). */
+static struct tern_ttm_mover *tern_ttm_mover_find(struct tern_device *tdev,
+						  struct ttm_operation_ctx *ctx)
+{
+	struct tern_ttm_mover *m, *found = NULL;
+
+	spin_lock(&tdev->movers_lock);
+	list_for_each_entry(m, &tdev->movers, link) {
+		if (&m->ctx == ctx) {
+			found = m;
+			break;
+		}
+	}
+	spin_unlock(&tdev->movers_lock);
+	return found;
+}
+
 static bool tern_ttm_eviction_valuable(struct ttm_buffer_object *tbo,
 				       const struct ttm_place *place)
 {
+	struct tern_bo *bo = to_tern_bo(&tbo->base);
+
 	/*
-	 * A BO the device may use is pinned: TTM's eviction and swap-out
-	 * walks skip those themselves.
+	 * Pinned BOs are skipped by TTM itself.  A busy BO is never a
+	 * victim: a job that lists it is queued, running or preempted (it
+	 * runs with the BO where it is), or the BO is moving.
 	 */
+	if (!dma_resv_test_signaled(tbo->base.resv, DMA_RESV_USAGE_BOOKKEEP))
+		return false;
+	/*
+	 * Out of TT (swap-out): not while an address space maps it, which
+	 * a movable BO's mappings do not pin.
+	 */
+	if (tbo->resource->mem_type != TERN_PL_LOCAL && tern_bo_mapped(bo))
+		return false;
 	return ttm_bo_eviction_valuable(tbo, place);
 }
 
@@ -358,7 +417,11 @@ static int tern_ttm_move_local(struct ttm_buffer_object *tbo, bool evict,
 	struct tern_bo *bo = to_tern_bo(&tbo->base);
 	bool in = new_mem->mem_type == TERN_PL_LOCAL;
 	struct ttm_resource *local = in ? new_mem : tbo->resource;
+	struct tern_ttm_mover *m = tern_ttm_mover_find(tdev, ctx);
+	struct tern_bo_backing to = {};
 	struct sg_table *sgt = NULL;
+	struct tern_vm_move mv;
+	u64 device_ns = 0;
 	int ret;
 
 	/* nothing may use the old place any more */
@@ -391,13 +454,15 @@ static int tern_ttm_move_local(struct ttm_buffer_object *tbo, bool evict,
 	/* a failed DMA mapping (-ENODEV once unplugged) copies nothing */
 	if (!ret) {
 		if (!sgt && in)
-			ret = tern_paging_clear(tdev, local, tbo->base.size);
+			ret = tern_paging_clear(tdev, local, tbo->base.size,
+						&device_ns);
 		else if (WARN_ON(!sgt))
 			ret = -EINVAL;
 		else
 			ret = tern_paging_copy(tdev, sgt, local, tbo->base.size,
 					       in ? TERN_PAGING_IN :
-						    TERN_PAGING_OUT);
+						    TERN_PAGING_OUT,
+					       &device_ns);
 	}
 	/*
 	 * Unplugged: local memory is gone, its contents with it; the new
@@ -416,9 +481,36 @@ static int tern_ttm_move_local(struct ttm_buffer_object *tbo, bool evict,
 	if (ret)
 		return ret;
 
+	/*
+	 * The mappings of the BO follow it before its old place goes (a BO
+	 * out of a device that is gone has no DMA mapping: nothing to
+	 * follow).  An address space that failed a change keeps it where
+	 * it is.
+	 */
+	if (tern_bo_movable(bo) && (in || sgt)) {
+		ret = tern_vm_bo_move_begin(bo, &mv);
+		if (ret)
+			return ret;
+		if (in)
+			to.local = new_mem;
+		else
+			to.sgt = sgt;
+		tern_vm_bo_move_end(bo, &to, &mv);
+	}
+
 	/* Frees the old place: the pages when paged in, local memory when out. */
 	ttm_bo_move_sync_cleanup(tbo, new_mem);
 	WRITE_ONCE(bo->in_local, in);
+	if (evict)
+		atomic64_inc(&tdev->paging.evictions);
+	if (m) {
+		if (in)
+			m->bytes_in += tbo->base.size;
+		else
+			m->bytes_out += tbo->base.size;
+		m->evictions += evict;
+		m->paging_ns += device_ns;
+	}
 	return 0;
 }
 
@@ -540,6 +632,8 @@ int tern_ttm_init(struct tern_device *tdev)
 
 	INIT_LIST_HEAD(&tdev->tt_dma);
 	spin_lock_init(&tdev->tt_dma_list_lock);
+	INIT_LIST_HEAD(&tdev->movers);
+	spin_lock_init(&tdev->movers_lock);
 	init_rwsem(&tdev->tt_dma_sem);
 	ret = ttm_device_init(&tdev->ttm, &tern_ttm_funcs, drm->dev,
 			      drm->anon_inode->i_mapping,

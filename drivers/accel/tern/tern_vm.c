@@ -459,7 +459,7 @@ void tern_vm_reap(struct tern_vm *vm, struct tern_vm_garbage *g)
 			vm->pinned -= tern_bo_size(bo);
 		vm->nr_mappings--;
 		mutex_unlock(&vm->lock);
-		if (last)
+		if (last && !tern_bo_movable(bo))
 			tern_bo_unpin(bo);
 		drm_gem_object_put(tern_bo_obj(bo));
 		kfree(m);
@@ -583,6 +583,15 @@ static void tern_vm_release(struct kref *kref)
 	/* tern_vm_close() ran every bind: what they left to clean up */
 	flush_work(&vm->reap_work);
 	WARN_ON(!list_empty(&vm->binds) || !list_empty(&vm->done));
+	/*
+	 * A move of a BO may be rewriting the tables (it holds the runner
+	 * role and a reference on the gpuvm, not on the VM): none starts
+	 * after this, and the one at work ends first.
+	 */
+	mutex_lock(&vm->lock);
+	vm->released = true;
+	mutex_unlock(&vm->lock);
+	wait_var_event(&vm->running, !READ_ONCE(vm->running));
 	/* Holders of job references are gone, but fences may be pending. */
 	dma_resv_wait_timeout(tern_vm_resv(vm), DMA_RESV_USAGE_BOOKKEEP, false,
 			      MAX_SCHEDULE_TIMEOUT);

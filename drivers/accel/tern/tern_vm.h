@@ -40,4 +40,22 @@ int tern_vm_get_state_ioctl(struct drm_device *dev, void *data,
 int tern_vm_map_read_only(struct tern_vm *vm, struct tern_bo *bo, u64 va,
 			  u64 range);
 
+struct tern_move_vm;
+
+/**
+ * struct tern_vm_move - the address spaces a move of a BO holds still
+ * @vms: those that map the BO, each with the updates of its mappings
+ * @nr_vms: entries of @vms
+ */
+struct tern_vm_move {
+	struct tern_move_vm *vms;
+	u32 nr_vms;
+};
+
+struct tern_bo_backing;
+
+int tern_vm_bo_move_begin(struct tern_bo *bo, struct tern_vm_move *mv);
+void tern_vm_bo_move_end(struct tern_bo *bo, const struct tern_bo_backing *to,
+			 struct tern_vm_move *mv);
+
 #endif /* __TERN_VM_H__ */

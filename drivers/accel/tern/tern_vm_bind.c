@@ -90,31 +90,6 @@
  */
 
 /**
- * struct tern_vm_update - the DMA buffer of one change of an address space
- * @cpu: its CPU address: the packets, then the staged entries; NULL once
- *	freed
- * @dma: its bus address
- * @size: bytes allocated
- * @staging: offset of the staged entries
- * @staging_bytes: their room
- * @root: root of the tree it changes, for the slot that runs it
- * @dwords: length of the packets, 0 if the device has nothing to do
- * @failed: the change could not be recorded whole (a bug): it must not run
- * @run: what running it takes
- */
-struct tern_vm_update {
-	void *cpu;
-	dma_addr_t dma;
-	size_t size;
-	size_t staging;
-	size_t staging_bytes;
-	u64 root;
-	u32 dwords;
-	bool failed;
-	struct tern_bind_run run;
-};
-
-/**
  * struct tern_vm_op - one operation of a bind
  * @op: enum drm_tern_vm_bind_op
  * @flags: its DRM_TERN_VM_BIND_* flags
@@ -280,21 +255,24 @@ static void tern_vm_fence_init(struct tern_vm *vm, struct tern_vm_fence *f,
 
 /* ---- the updates: allocated at the ioctl, recorded and run by the worker */
 
-static int tern_vm_update_alloc(struct tern_vm *vm, struct tern_vm_update *u,
-				u64 va, u64 range)
+/*
+ * Allocate the buffer of an update of the room @room needs: the packets,
+ * then the staged entries; and its job.
+ */
+int tern_vm_update_alloc_room(struct tern_vm *vm, struct tern_vm_update *u,
+			      const struct tern_pt_update_room *room_in)
 {
-	struct tern_pt_update_room room;
+	struct tern_pt_update_room r = *room_in, *room = &r;
 	int ret;
 
-	tern_pt_update_size_max(va, range / TERN_PAGE_SIZE, &room);
-	u->staging = round_up(room.cmd_bytes, 64);
-	u->staging_bytes = room.staging_bytes;
-	u->size = u->staging + room.staging_bytes;
+	u->staging = round_up(room->cmd_bytes, 64);
+	u->staging_bytes = room->staging_bytes;
+	u->size = u->staging + room->staging_bytes;
 	u->cpu = dma_alloc_coherent(vm->tdev->drm.dev, u->size, &u->dma,
 				    GFP_KERNEL_ACCOUNT);
 	if (!u->cpu)
 		return -ENOMEM;
-	ret = tern_bind_prepare(vm->tdev, room.cmd_bytes, &u->run);
+	ret = tern_bind_prepare(vm->tdev, room->cmd_bytes, &u->run);
 	if (ret) {
 		dma_free_coherent(vm->tdev->drm.dev, u->size, u->cpu, u->dma);
 		u->cpu = NULL;
@@ -302,8 +280,17 @@ static int tern_vm_update_alloc(struct tern_vm *vm, struct tern_vm_update *u,
 	return ret;
 }
 
+static int tern_vm_update_alloc(struct tern_vm *vm, struct tern_vm_update *u,
+				u64 va, u64 range)
+{
+	struct tern_pt_update_room room;
+
+	tern_pt_update_size_max(va, range / TERN_PAGE_SIZE, &room);
+	return tern_vm_update_alloc_room(vm, u, &room);
+}
+
 /* Idempotent; frees DMA memory of the device, so before PCI remove ends. */
-static void tern_vm_update_free(struct tern_vm *vm, struct tern_vm_update *u)
+void tern_vm_update_free(struct tern_vm *vm, struct tern_vm_update *u)
 {
 	if (!u->cpu)
 		return;
@@ -312,7 +299,7 @@ static void tern_vm_update_free(struct tern_vm *vm, struct tern_vm_update *u)
 	u->cpu = NULL;
 }
 
-static void tern_vm_update_begin(struct tern_vm *vm, struct tern_vm_update *u,
+void tern_vm_update_begin(struct tern_vm *vm, struct tern_vm_update *u,
 				 u64 va, u64 range)
 {
 	lockdep_assert_held(&vm->lock);
@@ -321,7 +308,7 @@ static void tern_vm_update_begin(struct tern_vm *vm, struct tern_vm_update *u,
 			     u->cpu + u->staging, u->staging_bytes);
 }
 
-static void tern_vm_update_end(struct tern_vm *vm, struct tern_vm_update *u,
+void tern_vm_update_end(struct tern_vm *vm, struct tern_vm_update *u,
 			       bool invalidate)
 {
 	lockdep_assert_held(&vm->lock);
@@ -334,7 +321,7 @@ static void tern_vm_update_end(struct tern_vm *vm, struct tern_vm_update *u,
  * wait for the device.  A failure leaves the device's tables somewhere
  * between before and after.
  */
-static int tern_vm_update_run(struct tern_vm *vm, struct tern_vm_update *u)
+int tern_vm_update_run(struct tern_vm *vm, struct tern_vm_update *u)
 {
 	int ret = 0;
 
@@ -348,16 +335,41 @@ static int tern_vm_update_run(struct tern_vm *vm, struct tern_vm_update *u)
 	return ret;
 }
 
-/*
- * Record the PTEs of [va, va + range) for the BO pages from @bo_offset, in
- * chunks of @vm->map_addrs, inside an open update whose tables are in its
- * pool: only a BO whose sg table is shorter than it (an exporter's bug)
+/* tern_pt_map(), or tern_pt_retarget() of what is mapped */
+static int tern_vm_put_run(struct tern_vm *vm, u64 va, const u64 *addrs, u64 n,
+			   u64 pte_flags, bool retarget)
+{
+	s64 ret;
+
+	if (!retarget)
+		return tern_pt_map(&vm->pt, va, addrs, n, pte_flags);
+	ret = tern_pt_retarget(&vm->pt, va, addrs, n, pte_flags);
+	return ret < 0 ? ret : 0;
+}
+
+/**
+ * tern_vm_put_pages() - record where the pages of a mapping are
+ * @vm: the VM, its lock held
+ * @backing: where the device reaches the BO
+ * @va: first VA of the range
+ * @bo_offset: offset in the BO of the page at @va
+ * @range: bytes
+ * @pte_flags: TERN_PTE_WRITABLE or 0 (TERN_PTE_LOCAL is added for a BO in
+ *	local memory)
+ * @retarget: the range is mapped already: point its valid entries at the
+ *	pages (tern_pt_retarget()) instead of mapping it
+ *
+ * Records the entries in chunks of @vm->map_addrs, inside an open update
+ * whose tables are in its pool (or with no update open: written at once).
+ * Only a map of a BO whose sg table is shorter than it (an exporter's bug)
  * fails, and then what was recorded is unmapped again in the same update.
  * A BO in local memory is walked block by block.
+ *
+ * Return: 0 or a negative errno.
  */
-static int tern_vm_map_pages(struct tern_vm *vm,
-			     const struct tern_bo_backing *backing, u64 va,
-			     u64 bo_offset, u64 range, u64 pte_flags)
+int tern_vm_put_pages(struct tern_vm *vm, const struct tern_bo_backing *backing,
+		      u64 va, u64 bo_offset, u64 range, u64 pte_flags,
+		      bool retarget)
 {
 	const unsigned int sub_per_page = PAGE_SIZE / TERN_PAGE_SIZE;
 	unsigned int sub = (bo_offset % PAGE_SIZE) / TERN_PAGE_SIZE;
@@ -366,6 +378,7 @@ static int tern_vm_map_pages(struct tern_vm *vm,
 	struct sg_dma_page_iter it;
 	int ret = 0;
 
+	lockdep_assert_held(&vm->lock);
 	if (!backing->sgt) {
 		struct tern_local_cursor c;
 
@@ -377,8 +390,8 @@ static int tern_vm_map_pages(struct tern_vm *vm,
 				addrs[sub] = c.start;
 				tern_local_next(&c, TERN_PAGE_SIZE);
 			}
-			ret = tern_pt_map(&vm->pt, va + done * TERN_PAGE_SIZE,
-					  addrs, n, pte_flags);
+			ret = tern_vm_put_run(vm, va + done * TERN_PAGE_SIZE,
+					      addrs, n, pte_flags, retarget);
 			if (ret)
 				goto err_unmap;
 			done += n;
@@ -393,8 +406,8 @@ static int tern_vm_map_pages(struct tern_vm *vm,
 			addrs[n++] = addr + sub * TERN_PAGE_SIZE;
 			if (n < TERN_VM_MAP_CHUNK)
 				continue;
-			ret = tern_pt_map(&vm->pt, va + done * TERN_PAGE_SIZE,
-					  addrs, n, pte_flags);
+			ret = tern_vm_put_run(vm, va + done * TERN_PAGE_SIZE,
+					      addrs, n, pte_flags, retarget);
 			if (ret)
 				goto err_unmap;
 			done += n;
@@ -405,8 +418,8 @@ static int tern_vm_map_pages(struct tern_vm *vm,
 			break;
 	}
 	if (n) {
-		ret = tern_pt_map(&vm->pt, va + done * TERN_PAGE_SIZE, addrs, n,
-				  pte_flags);
+		ret = tern_vm_put_run(vm, va + done * TERN_PAGE_SIZE, addrs, n,
+				      pte_flags, retarget);
 		if (ret)
 			goto err_unmap;
 		done += n;
@@ -419,9 +432,13 @@ static int tern_vm_map_pages(struct tern_vm *vm,
 	return 0;
 
 err_unmap:
-	/* tern_pt_map() itself fails only for a bug: the pool is enough */
+	/*
+	 * tern_pt_map() itself fails only for a bug: the pool is enough.
+	 * What a retarget could not point at the new place must not keep
+	 * the old one either.
+	 */
 	WARN_ON(ret != -EINVAL);
-	tern_pt_unmap(&vm->pt, va, done);
+	tern_pt_unmap(&vm->pt, va, retarget ? npages : done);
 	return ret;
 }
 
@@ -568,9 +585,13 @@ static int tern_vm_op_apply_map(struct tern_vm *vm, struct tern_vm_op *op,
 	if (WARN_ON(ret))
 		return ret;
 	if (tern_vm_link_new(vm, m, op->vm_bo)) {
-		/* the BO's first mapping in the VM: the VM keeps its pin */
+		/*
+		 * The BO's first mapping in the VM: the VM keeps its pin, but
+		 * of a BO that moves (its mappings follow it)
+		 */
 		vm->pinned += tern_bo_size(op->bo);
-		op->pins--;
+		if (!tern_bo_movable(op->bo))
+			op->pins--;
 	}
 	op->vm_bo = NULL;
 	vm->nr_mappings++;
@@ -617,7 +638,8 @@ static void tern_vm_op_undo(struct tern_vm *vm, struct tern_vm_op *op)
 		if (tern_vm_unlink(vm, m)) {
 			/* the VM's pin of the BO goes back to the map */
 			vm->pinned -= tern_bo_size(op->bo);
-			op->pins++;
+			if (!tern_bo_movable(op->bo))
+				op->pins++;
 		}
 		vm->mapped -= op->range;
 		vm->tables_pending -= op->charge;
@@ -741,6 +763,8 @@ static int tern_vm_op_record(struct tern_vm *vm, struct tern_vm_op *op)
 	/* a map that replaces an empty range is a plain map */
 	op->cleared = !list_empty(&op->removed);
 	if (op->cleared) {
+		struct tern_vm_mapping *m;
+
 		/*
 		 * The range holds what the operation removed, and the
 		 * pieces of cut mappings lie outside it: clearing it whole
@@ -748,19 +772,29 @@ static int tern_vm_op_record(struct tern_vm *vm, struct tern_vm_op *op)
 		 * inside the range the buffer was sized for.
 		 */
 		tern_pt_unmap(&vm->pt, op->va, npages);
+		list_for_each_entry(m, &op->removed, link)
+			m->live = false;
 		list_splice_tail_init(&op->removed, &op->garbage.mappings);
-		/* the pieces are the address space's mappings now */
-		while (op->cut)
-			op->spare[--op->cut] = NULL;
+		/*
+		 * The pieces are the address space's mappings now, with the
+		 * entries of the mappings they were cut from: those ran,
+		 * all binds run in order.
+		 */
+		while (op->cut) {
+			op->spare[--op->cut]->live = true;
+			op->spare[op->cut] = NULL;
+		}
 	}
 	if (op->op == DRM_TERN_VM_BIND_OP_UNMAP) {
 		tern_vm_update_end(vm, u, true);
 	} else {
 		before = op->pool.nr_spare + op->pool.nr_spare_leaves;
 		tern_pt_use_pool(&vm->pt, &op->pool);
-		ret = tern_vm_map_pages(vm, &op->backing, op->va, op->bo_offset,
+		ret = tern_vm_put_pages(vm, &op->backing, op->va, op->bo_offset,
 					op->range,
-					op->m->read_only ? 0 : TERN_PTE_WRITABLE);
+					op->m->read_only ? 0 : TERN_PTE_WRITABLE,
+					false);
+		op->m->live = !ret;
 		tern_pt_use_pool(&vm->pt, NULL);
 		tern_vm_update_end(vm, u, op->cleared || ret);
 		/*

@@ -18,6 +18,8 @@
 
 #include <drm/drm_gpuvm.h>
 
+#include "tern_bind.h"
+#include "tern_gem.h"
 #include "tern_pt.h"
 
 struct drm_printer;
@@ -91,6 +93,8 @@ struct tern_vm_garbage {
  * @map_addrs: page addresses handed to tern_pt_map() at a time, used by
  *	the runner of the binds only
  * @unplugged: the device is gone and @pt with it
+ * @released: the last reference went: the VM is being torn down, and no
+ *	move of a BO changes it any more (tern_vm_bo_move_begin())
  * @error: a change failed on the device: the device's tables may differ
  *	from @pt, so no other change is made
  * @bind_error: error of the last bind that failed
@@ -137,6 +141,7 @@ struct tern_vm {
 	u64 *map_addrs;
 
 	bool unplugged;
+	bool released;
 	int error;
 	int bind_error;
 	u64 bind_error_seqno;
@@ -167,12 +172,42 @@ struct tern_vm_bo {
  *	byte; in the VA tree while mapped (or queued), linked to the BO's
  *	&struct tern_vm_bo until reaped
  * @read_only: mapped without TERN_PTE_WRITABLE
+ * @live: its entries are in the tables: its map ran and the removal of
+ *	its range did not (a piece of a cut mapping is live once the cut
+ *	ran).  Set and cleared by the runner of the binds under
+ *	&tern_vm.lock; a move of the BO retargets the live mappings only
  * @link: entry in a list of mappings being removed
  */
 struct tern_vm_mapping {
 	struct drm_gpuva va;
 	bool read_only;
+	bool live;
 	struct list_head link;
+};
+
+/**
+ * struct tern_vm_update - the DMA buffer of one change of an address space
+ * @cpu: its CPU address: the packets, then the staged entries; NULL once
+ *	freed
+ * @dma: its bus address
+ * @size: bytes allocated
+ * @staging: offset of the staged entries
+ * @staging_bytes: their room
+ * @root: root of the tree it changes, for the slot that runs it
+ * @dwords: length of the packets, 0 if the device has nothing to do
+ * @failed: the change could not be recorded whole (a bug): it must not run
+ * @run: what running it takes
+ */
+struct tern_vm_update {
+	void *cpu;
+	dma_addr_t dma;
+	size_t size;
+	size_t staging;
+	size_t staging_bytes;
+	u64 root;
+	u32 dwords;
+	bool failed;
+	struct tern_bind_run run;
 };
 
 static inline struct tern_vm *to_tern_vm(struct drm_gpuvm *gpuvm)
@@ -204,6 +239,18 @@ void tern_vm_link_piece(struct tern_vm *vm, struct tern_vm_mapping *piece,
 bool tern_vm_unlink(struct tern_vm *vm, struct tern_vm_mapping *m);
 void tern_vm_retire(struct tern_vm *vm, struct tern_vm_garbage *g);
 void tern_vm_reap(struct tern_vm *vm, struct tern_vm_garbage *g);
+
+int tern_vm_update_alloc_room(struct tern_vm *vm, struct tern_vm_update *u,
+			      const struct tern_pt_update_room *room);
+void tern_vm_update_free(struct tern_vm *vm, struct tern_vm_update *u);
+void tern_vm_update_begin(struct tern_vm *vm, struct tern_vm_update *u,
+			  u64 va, u64 range);
+void tern_vm_update_end(struct tern_vm *vm, struct tern_vm_update *u,
+			bool invalidate);
+int tern_vm_update_run(struct tern_vm *vm, struct tern_vm_update *u);
+int tern_vm_put_pages(struct tern_vm *vm, const struct tern_bo_backing *backing,
+		      u64 va, u64 bo_offset, u64 range, u64 pte_flags,
+		      bool retarget);
 
 void tern_vm_binds_init(struct tern_vm *vm);
 void tern_vm_binds_unplug(struct tern_vm *vm);

@@ -649,6 +649,18 @@ enum drm_tern_context_reason {
  * @busy_ns: out: device time the context's jobs ran, in ns
  * @preemptions: out: times a running job of the context was preempted
  *	(each resumed later where it stopped)
+ * @paging_bytes_in: out: bytes the residency of the context's jobs paged
+ *	into device-local memory (or cleared there): each LOCAL BO a job
+ *	lists is made resident at its SUBMIT (interface 1.7)
+ * @paging_bytes_out: out: bytes paged out of local memory to make room
+ *	for them (interface 1.7)
+ * @evictions: out: BOs evicted from local memory to make room for them,
+ *	whoever's BOs they were (interface 1.7)
+ * @paging_ns: out: device time of the paging buffers of those moves, in
+ *	ns (interface 1.7)
+ *
+ * Fields added later sit at the end: a program built against an older
+ * header passes the shorter struct, and gets its fields only.
  *
  * Errors: -EINVAL flags not 0; -ENOENT no such context.
  */
@@ -666,6 +678,10 @@ struct drm_tern_context_get_state {
 	__u64 jobs_completed;
 	__u64 busy_ns;
 	__u64 preemptions;
+	__u64 paging_bytes_in;
+	__u64 paging_bytes_out;
+	__u64 evictions;
+	__u64 paging_ns;
 };
 
 /**
