@@ -46,8 +46,10 @@
  * - tern_engine.c, tern_device.c: registers, interrupts, resets.
  *
  * Memory (buffer objects, address spaces, binds, page tables, the queue of
- * page-table updates) and the command validator are in tern_gem.c,
- * tern_vm.c, tern_vm_bind.c, tern_pt.c, tern_bind.c and tern_validate.c.
+ * page-table updates, residency and moves) and the command validator are
+ * in tern_gem.c, tern_ttm.c, tern_vm.c, tern_vm_bind.c, tern_vm_move.c,
+ * tern_residency.c, tern_pt.c, tern_bind.c, tern_paging.c and
+ * tern_validate.c.
  *
  * Lock order (outer first):
  *
@@ -81,6 +83,12 @@
  *   &tern_device.tt_dma_list_lock; or the &tern_bind_queue.lock of the
  *   paging queue or of the update queue (numbering and push of a paging
  *   job).  The two queues' locks share a lockdep class: they never nest.
+ * - a move of a mapped BO (tern_vm_move.c), the reservation objects held:
+ *   the runner role of the binds of each address space that maps it
+ *   (&tern_vm.running, taken in the order of the address spaces'
+ *   addresses), then &tern_vm.lock and &tern_bo.gpuva_lock as above.  A
+ *   runner takes no reservation object, so waiting for one under them
+ *   cannot deadlock.
  *
  * and, with interrupts off:
  *

@@ -300,7 +300,7 @@ void tern_vm_update_free(struct tern_vm *vm, struct tern_vm_update *u)
 }
 
 void tern_vm_update_begin(struct tern_vm *vm, struct tern_vm_update *u,
-				 u64 va, u64 range)
+			  u64 va, u64 range)
 {
 	lockdep_assert_held(&vm->lock);
 	u->root = tern_pt_root(&vm->pt);
@@ -309,7 +309,7 @@ void tern_vm_update_begin(struct tern_vm *vm, struct tern_vm_update *u,
 }
 
 void tern_vm_update_end(struct tern_vm *vm, struct tern_vm_update *u,
-			       bool invalidate)
+			bool invalidate)
 {
 	lockdep_assert_held(&vm->lock);
 	u->failed = tern_pt_update_end(&vm->pt, u->cpu, u->dma + u->staging,

@@ -170,7 +170,7 @@ static u32 tern_vm_move_list(struct tern_vm *vm, struct tern_bo *bo,
  */
 static void tern_vm_move_prepare(struct tern_move_vm *mvm, struct tern_bo *bo)
 {
-	u32 n, i;
+	u32 n, listed, i;
 
 	n = tern_vm_move_list(mvm->vm, bo, NULL, 0, false);
 	if (!n)
@@ -179,8 +179,8 @@ static void tern_vm_move_prepare(struct tern_move_vm *mvm, struct tern_bo *bo)
 	if (!mvm->ranges)
 		return;
 	/* a cut may have added pieces meanwhile: they go by the CPU */
-	mvm->nr_ranges = min(n, tern_vm_move_list(mvm->vm, bo, mvm->ranges, n,
-						   false));
+	listed = tern_vm_move_list(mvm->vm, bo, mvm->ranges, n, false);
+	mvm->nr_ranges = min(n, listed);
 	for (i = 0; i < mvm->nr_ranges; i++) {
 		struct tern_move_range *r = &mvm->ranges[i];
 		struct tern_pt_update_room room;

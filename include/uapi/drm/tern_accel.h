@@ -706,9 +706,12 @@ struct drm_tern_sync {
  * @bo_count: in: entries of @bo_handles, at most
  *	&drm_tern_get_info.max_bos_per_submit
  * @bo_handles: in: user pointer to an array of __u32 GEM handles: the
- *	buffer objects the job uses.  They are kept alive until the job's fence
- *	signals, and the fence is added to each of their reservation objects
- *	(as a write) so that importers of a shared buffer can wait for the job.
+ *	buffer objects the job uses, its allocation list.  They are kept alive
+ *	until the job's fence signals, and the fence is added to each of their
+ *	reservation objects (as a write) so that importers of a shared buffer
+ *	can wait for the job.  The LOCAL ones are made resident in local
+ *	memory before the job is queued, and stay there until it ends
+ *	(interface 1.7; see &enum drm_tern_bo_placement).
  * @in_syncs: in: user pointer to an array of struct drm_tern_sync: the job
  *	starts only after all of them signalled
  * @out_syncs: in: user pointer to an array of struct drm_tern_sync: they
@@ -748,9 +751,16 @@ struct drm_tern_sync {
  * -ENOENT no such context, BO handle or in-syncobj (or a timeline point
  * that has no fence yet, with @point);
  * -EIO the context was faulted or banned (see DRM_IOCTL_TERN_CONTEXT_GET_STATE);
+ * -ENOSPC the LOCAL BOs of @bo_handles are together larger than local
+ * memory (interface 1.7);
+ * -EBUSY a LOCAL BO of @bo_handles is held in system memory by a dma-buf
+ * attachment of another device, or is mapped in an address space whose
+ * change failed on the device (interface 1.7);
  * -EAGAIN the context already has &drm_tern_get_info.max_jobs_per_context
  * unfinished jobs, or the file's unfinished jobs hold
- * &drm_tern_get_info.max_queued_bytes of command buffers: wait for a fence
+ * &drm_tern_get_info.max_queued_bytes of command buffers, or (interface
+ * 1.7) its LOCAL BOs found no room in local memory for a second, held by
+ * BOs that unfinished jobs list or that are pinned: wait for a fence
  * and retry (libdrm's
  * drmIoctl() retries -EAGAIN at once, in a loop: issue this ioctl with
  * ioctl() to see it);
@@ -1007,28 +1017,31 @@ struct drm_tern_wait {
  *	PCI through the page tables
  * @DRM_TERN_BO_PLACEMENT_LOCAL: device-local memory (interface 1.6;
  *	before, creating one fails with -EOPNOTSUPP).  The BO is in local
- *	memory whenever an address space maps it: the first map pages its
- *	data in (or clears local memory for it) with the copy engine, and it
- *	stays there, pinned, until its last mapping is gone and the jobs that
- *	could reach it finished.  Then it may be paged out to system memory to
- *	make room for another LOCAL BO, and its next map pages it back in.  A
- *	map fails with -ENOSPC when local memory is full of BOs that are
- *	mapped (or being unmapped: an unmap queued before it, or one whose
- *	jobs still run, has not given its BO back yet).  The CPU reaches it
- *	through mmap() wherever it is (in local memory, write-combined
- *	through the device's BAR).  A dma-buf
- *	attachment of another device needs it in system memory: it fails with
- *	-EBUSY while the BO is mapped, and while attached, mapping the BO
- *	fails with -EBUSY.  Later versions may evict mapped LOCAL BOs between
- *	the jobs that use them; this value keeps its meaning.
+ *	memory whenever a job that lists it in &drm_tern_submit.bo_handles
+ *	runs: the submit makes it resident there (its data paged in, or local
+ *	memory cleared for it, by the copy engine), evicting BOs no unfinished
+ *	job lists to make room, and it stays there until the job ended.  In
+ *	between, mapped or not, it may be evicted to system memory to make
+ *	room for another (interface 1.7; from 1.6 to 1.7 it stayed in local
+ *	memory, pinned, from its map to its unmap).  Wherever it moves, its
+ *	mappings in every address space follow it before its old place is
+ *	given to anything else, so a job that uses it without listing it
+ *	still reaches its data, in system memory if it was evicted; but what
+ *	such a job writes while the BO moves may be lost: list the BOs a job
+ *	uses.  A map places it in local memory (evicting idle BOs), or in
+ *	system memory if local memory is full of BOs in use.  The CPU reaches
+ *	it through mmap() wherever it is (in local memory, write-combined
+ *	through the device's BAR).  A dma-buf attachment of another device
+ *	needs it in system memory: it fails with -EBUSY while the BO is
+ *	mapped, and while attached, mapping the BO fails with -EBUSY.
  * @DRM_TERN_BO_PLACEMENT_LOCAL_PREFERRED: device-local memory when it has
- *	room when the BO is mapped, system memory otherwise (interface 1.6):
- *	as LOCAL, but a map never evicts another BO for it nor fails for
- *	want of local memory, and the BO may be of any size up to
- *	&drm_tern_get_info.max_bo_size.  A map that finds it mapped nowhere
- *	else and not attached to another device moves it to local memory if
- *	local memory has room then (it was paged out, or did not fit at an
- *	earlier map); a mapped or attached one stays where it is.
+ *	room, system memory otherwise (interface 1.6): as LOCAL, but neither
+ *	a map nor a submit evicts another BO for it, waits for it or fails
+ *	for want of local memory, and the BO may be of any size up to
+ *	&drm_tern_get_info.max_bo_size.  A map or a submit that lists it
+ *	moves it to local memory if local memory has room then and the BO is
+ *	idle and not attached to another device; a job may run with it in
+ *	system memory.
  */
 enum drm_tern_bo_placement {
 	DRM_TERN_BO_PLACEMENT_SYSTEM = 0,
@@ -1220,8 +1233,7 @@ enum drm_tern_vm_bind_op {
  * cuts, or a map that replaces: see %DRM_TERN_VM_MAX_MAPPINGS) or
  * %DRM_TERN_VM_MAX_TABLES page tables, or its BO (if not
  * mapped yet) above half of the system's memory in BOs mapped (nothing was
- * changed), or its BO is LOCAL and local memory is full of LOCAL BOs that
- * are mapped (interface 1.6);
+ * changed);
  * -EBUSY a LOCAL BO that a dma-buf attachment of another device holds in
  * system memory;
  * -ENOMEM; -EINTR/-ERESTARTSYS a signal arrived while an unmap waited for
