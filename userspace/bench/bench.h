@@ -20,11 +20,11 @@
 
 #include "common.h"
 
-#define BENCH_FIGURES	8
+#define BENCH_FIGURES	9
 #define BENCH_MAX_REPS	16
 
 struct bench {
-	struct tern_device *dev;	/* figures 1, 2, 5, 6, 8 */
+	struct tern_device *dev;	/* figures 1, 2, 5, 6, 8, 9 */
 	struct tern_device *sdev;	/* figures 3, 4, 7: the slow (scaled) device */
 	uint32_t dev_scale;		/* time-scale of dev, measured with a SPIN */
 	uint32_t time_scale;		/* of sdev, measured the same way */
@@ -139,6 +139,7 @@ int bench_fig_fairness(struct bench *b);	/* 4 */
 int bench_fig_scale(struct bench *b);		/* 5 */
 int bench_fig_compute(struct bench *b);		/* 6 */
 int bench_fig_bind(struct bench *b);		/* 8 */
+int bench_fig_oversub(struct bench *b);		/* 9 */
 
 /* Helpers of the figures (fig_common.c). */
 uint64_t bench_now_ns(void);

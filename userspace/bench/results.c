@@ -140,6 +140,7 @@ static const char *fig_title[BENCH_FIGURES + 1] = {
 	"COPY, GEMM and SAXPY through the driver against the device",
 	"preemption latency, request to PREEMPT_DONE (driver's measurement)",
 	"changes of an address space: map, unmap, and what an unmap waits for",
+	"oversubscription: multi-process jobs on LOCAL buffers fitting in local memory and 2x it",
 };
 
 void bench_print_table(FILE *f)

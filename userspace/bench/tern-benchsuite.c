@@ -34,6 +34,9 @@ static void usage(FILE *f)
 		"  7  preemption latency as the driver measured it (taken with figure 3)\n"
 		"  8  changes of an address space: map and unmap latency, (map, job,\n"
 		"     unmap) triples per second, the wait of an unmap behind a long job\n"
+		"  9  oversubscription: jobs/s of 3 processes whose device-local buffers\n"
+		"     take half of local memory against twice it (interleaved pairs), and\n"
+		"     the paging per job (driver interface 1.7)\n"
 		"Every figure runs REPS times; the table gives median, min, max and spread.\n"
 		"Needs root (debugfs, high priority).\n"
 		"\n"
@@ -42,7 +45,7 @@ static void usage(FILE *f)
 		"                         at most %d)\n"
 		"  -f, --figures=LIST     figures to run, e.g. 1,3-4 or 1+3-4 (default all)\n"
 		"  -o, --json=FILE        write every value as JSON to FILE\n"
-		"  -d, --device=DEV       device for figures 1, 2, 5, 6, 8 (index or path;\n"
+		"  -d, --device=DEV       device for figures 1, 2, 5, 6, 8, 9 (index or path;\n"
 		"                         default 0)\n"
 		"  -D, --slow-device=DEV  device for figures 3, 4, 7, best one with a\n"
 		"                         time-scale (default: device 1 if there are two,\n"
@@ -136,7 +139,7 @@ int main(int argc, char **argv)
 	static int (*const run[BENCH_FIGURES + 1])(struct bench *) = {
 		NULL, bench_fig_latency, bench_fig_throughput, bench_fig_priority,
 		bench_fig_fairness, bench_fig_scale, bench_fig_compute, bench_fig_priority,
-		bench_fig_bind,
+		bench_fig_bind, bench_fig_oversub,
 	};
 	const char *spec = NULL, *slow_spec = NULL, *json = NULL;
 	unsigned int mask = ~0u, failed = 0;

@@ -3,11 +3,12 @@
  * Copyright (c) 2026 The tern authors
  *
  * context.c - contexts: creation with a priority, engine class (or a chosen
- * engine) and weight, state queries and the names of what can happen to a
- * context.
+ * engine) and weight, state and paging queries and the names of what can
+ * happen to a context.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 #include "tern_accel.h"
@@ -32,6 +33,9 @@ _Static_assert(TERN_WEIGHT_DEFAULT == DRM_TERN_WEIGHT_DEFAULT &&
 _Static_assert((int)TERN_DEVICE_MAX_ENGINES == DRM_TERN_MAX_ENGINES, "engine count");
 _Static_assert((int)TERN_CAP_SINGLE_USE == DRM_TERN_CAP_SINGLE_USE &&
 	       (int)TERN_CAP_FAULT_INJECT == DRM_TERN_CAP_FAULT_INJECT, "caps");
+
+/* CONTEXT_GET_STATE reports the paging of per-job residency from 1.7 on */
+#define TERN_PAGING_INTERFACE	(1u << 16 | 7)
 
 static const char *const priority_names[] = { "low", "normal", "high" };
 static const char *const class_names[] = { "compute", "copy" };
@@ -207,6 +211,43 @@ int tern_context_status(struct tern_context *ctx, struct tern_context_status *st
 		tern_clearerr();
 		break;
 	}
+	return 0;
+}
+
+/*
+ * The paging counters sit at the end of struct drm_tern_context_get_state,
+ * appended in interface 1.7.  The ioctl is issued with the whole structure
+ * as this header has it; a driver before 1.7 would hand the tail back as
+ * it got it (zeros), which is why the version is checked first rather than
+ * zeros reported as "no paging".
+ */
+int tern_context_paging(struct tern_context *ctx, struct tern_context_paging *p)
+{
+	struct drm_tern_context_get_state args = { 0 };
+	uint32_t v;
+	int ret;
+
+	tern_clearerr();
+	if (p)
+		memset(p, 0, sizeof(*p));
+	if (!ctx || !p)
+		return tern_seterr(-EINVAL, "context paging: %s is NULL",
+				   !ctx ? "the context" : "the counters' structure");
+	v = ctx->dev->info.driver_version;
+	if (v < TERN_PAGING_INTERFACE)
+		return tern_seterr(-EOPNOTSUPP, "context paging: the driver's interface %u.%u "
+				   "keeps device-local buffers resident from their allocation "
+				   "and counts no paging (per-job residency and its counters "
+				   "need interface 1.7)", v >> 16, v & 0xffff);
+	args.handle = ctx->handle;
+	ret = tern_ioctl(ctx->dev, DRM_IOCTL_TERN_CONTEXT_GET_STATE, &args,
+			 TERN_IOC_CONTEXT_GET_STATE, "querying a context's paging");
+	if (ret)
+		return ret;
+	p->bytes_in = args.paging_bytes_in;
+	p->bytes_out = args.paging_bytes_out;
+	p->evictions = args.evictions;
+	p->paging_ns = args.paging_ns;
 	return 0;
 }
 

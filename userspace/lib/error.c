@@ -85,7 +85,7 @@ static const struct errmsg vm_bind_msgs[] = {
 	{ EEXIST, "the address range is already mapped" },
 	{ ENOENT, "no such buffer handle, or nothing mapped in the range" },
 	{ ENOSPC, "the address space already maps the most it may (DRM_TERN_VM_MAX_MAPPED), "
-		  "or device-local memory is full of mapped buffers" },
+		  "or (interface 1.6) device-local memory is full of mapped buffers" },
 	{ EBUSY, "a device-local buffer held in system memory by another device's "
 		 "dma-buf attachment" },
 	{ 0, NULL }
@@ -122,9 +122,15 @@ static const struct errmsg submit_msgs[] = {
 	{ ENOENT, "no such context, buffer or in-fence, or an in-fence timeline point "
 		  "that nothing was submitted for yet" },
 	{ EIO, "the context was faulted or banned and takes no more work" },
-	{ EAGAIN, "the context has max_jobs_per_context unfinished jobs, or the device's "
-		  "unfinished jobs hold max_queued_bytes of command buffers: wait for a "
-		  "fence and retry" },
+	{ EAGAIN, "the context has max_jobs_per_context unfinished jobs, the device's "
+		  "unfinished jobs hold max_queued_bytes of command buffers, or (interface "
+		  "1.7) device-local memory stayed held by buffers of unfinished jobs for "
+		  "a second: wait for a fence and retry" },
+	{ ENOSPC, "the job's device-local buffers together are larger than local memory "
+		  "(they can never be resident at once)" },
+	{ EBUSY, "a device-local buffer the job uses is held in system memory by another "
+		 "device's dma-buf attachment, or is mapped in an address space that failed "
+		 "a change" },
 	{ 0, NULL }
 };
 
@@ -159,7 +165,8 @@ static const struct errmsg vm_bind_ops_msgs[] = {
 		  "in-fence timeline point that nothing was submitted for yet" },
 	{ ENOSPC, "the address space would map more than it may (bytes, mappings or page "
 		  "tables; the pieces of a cut count at once, the mappings removed until "
-		  "their jobs ended), or device-local memory is full of mapped buffers" },
+		  "their jobs ended), or (interface 1.6) device-local memory is full of "
+		  "mapped buffers" },
 	{ EBUSY, "a device-local buffer held in system memory by another device's "
 		 "dma-buf attachment" },
 	{ EAGAIN, "the address space already has DRM_TERN_VM_BIND_QUEUE_MAX operations "
@@ -235,9 +242,11 @@ static const struct errmsg general_msgs[] = {
 	{ EFAULT, "an address is not inside any buffer of the device" },
 	{ ENOENT, "no such device, context, buffer or fence" },
 	{ EIO, "the context was faulted or banned, or the job faulted" },
-	{ EAGAIN, "too many unfinished jobs on the context: wait and retry" },
+	{ EAGAIN, "too many unfinished jobs on the context, or device-local memory held "
+		  "by unfinished jobs: wait and retry" },
 	{ ENOMEM, "out of memory" },
-	{ ENOSPC, "no room left (device memory or address space)" },
+	{ ENOSPC, "no room left (device memory or address space), or a job's device-local "
+		  "buffers are larger than local memory" },
 	{ EMFILE, "too many contexts on the open device" },
 	{ EINTR, "interrupted by a signal" },
 	{ ENODEV, "no such device, or not a tern device, or the device is gone" },

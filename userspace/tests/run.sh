@@ -53,6 +53,12 @@ exported=$(nm -D --defined-only "$so" | awk '{ print $3 }' | sort)
 missing=$(echo "$api" | grep -vxF "$exported")
 result $([ -n "$api" ] && [ -z "$missing" ] && echo 0 || echo 1) \
 	"every TERN_API function of tern.h is exported ($(echo "$api" | wc -l))${missing:+ (missing: $missing)}"
+# TERN_LIB_VERSION of tern.h is the Makefile's VERSION, major and minor
+ver=$(sed -n 's/^VERSION *:= *//p' "$(dirname "$0")/../Makefile")
+hver=$(sed -n 's/^#define TERN_LIB_VERSION.*((\([0-9]*\)u << 16) | \([0-9]*\)u).*/\1.\2/p' \
+	"$(dirname "$0")/../include/tern/tern.h")
+result $([ -n "$hver" ] && [ "${ver%.*}" = "$hver" ] && echo 0 || echo 1) \
+	"TERN_LIB_VERSION of tern.h ($hver) is the library's version (${ver%.*})"
 soname=$(readelf -d "$so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 result $([ "$soname" = libtern.so.1 ] && echo 0 || echo 1) "soname is libtern.so.1 ($soname)"
 

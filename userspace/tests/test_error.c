@@ -21,7 +21,11 @@ struct documented {
 	int errs[16];
 };
 
-/* The errors each ioctl's kernel-doc in tern_accel.h lists, ended by 0. */
+/*
+ * The errors each ioctl's kernel-doc in tern_accel.h lists, ended by 0.
+ * SUBMIT's -ENOSPC and -EBUSY are those of per-job residency (interface
+ * 1.7).
+ */
 static const struct documented documented[] = {
 	{ TERN_IOC_GET_INFO, "GET_INFO", { EINVAL, ENODEV, 0 } },
 	{ TERN_IOC_BO_CREATE, "BO_CREATE", { EINVAL, E2BIG, EOPNOTSUPP, ENOMEM, ENODEV, 0 } },
@@ -33,7 +37,8 @@ static const struct documented documented[] = {
 	{ TERN_IOC_CONTEXT_DESTROY, "CONTEXT_DESTROY", { EINVAL, ENOENT, 0 } },
 	{ TERN_IOC_CONTEXT_GET_STATE, "CONTEXT_GET_STATE", { EINVAL, ENOENT, 0 } },
 	{ TERN_IOC_SUBMIT, "SUBMIT", { EINVAL, E2BIG, EPERM, ENOEXEC, EBADMSG, EFAULT, ENOENT,
-				       EIO, EAGAIN, ENOMEM, EINTR, ENODEV, 0 } },
+				       EIO, EAGAIN, ENOSPC, EBUSY, ENOMEM, EINTR, ENODEV,
+				       0 } },
 	{ TERN_IOC_FENCE_WAIT, "a job's fence", { EIO, ETIMEDOUT, ECANCELED, ENODEV, ETIME, 0 } },
 	{ TERN_IOC_VM_BIND_OPS, "VM_BIND_OPS", { EINVAL, E2BIG, ERANGE, EEXIST, ENOENT, ENOSPC,
 						 EAGAIN, EIO, EFAULT, ENOMEM, EINTR, ENODEV,
@@ -72,6 +77,9 @@ static void test_ioctl_messages(void)
 	   "an errno the uAPI does not document has no invented meaning");
 	ok(strstr(tern_ioctl_errmsg(TERN_IOC_SUBMIT, EPERM), "privileged") != NULL,
 	   "SUBMIT -EPERM is about a privileged packet");
+	ok(strstr(tern_ioctl_errmsg(TERN_IOC_SUBMIT, ENOSPC), "local memory") != NULL &&
+	   strstr(tern_ioctl_errmsg(TERN_IOC_SUBMIT, EAGAIN), "local memory") != NULL,
+	   "SUBMIT -ENOSPC and -EAGAIN speak of device-local memory (residency)");
 	ok(strstr(tern_ioctl_errmsg(TERN_IOC_CONTEXT_CREATE, EACCES), "CAP_SYS_NICE") != NULL &&
 	   strstr(tern_ioctl_errmsg(TERN_IOC_CONTEXT_CREATE, EACCES), "weight") != NULL,
 	   "CONTEXT_CREATE -EACCES is about CAP_SYS_NICE, for priority and weight");

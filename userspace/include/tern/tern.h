@@ -46,7 +46,7 @@ extern "C" {
 #define TERN_API __attribute__((visibility("default")))
 
 /** Version of this library, major << 16 | minor. */
-#define TERN_LIB_VERSION	((1u << 16) | 4u)
+#define TERN_LIB_VERSION	((1u << 16) | 6u)
 
 struct tern_device;
 struct tern_context;
@@ -328,6 +328,48 @@ struct tern_context_status {
 TERN_API int tern_context_status(struct tern_context *ctx,
 				 struct tern_context_status *st);
 
+/**
+ * struct tern_context_paging - what the residency of a context's jobs cost
+ * @bytes_in: bytes paged into device-local memory (or cleared there, for a
+ *	buffer that held nothing yet) to make the TERN_BO_LOCAL buffers that
+ *	the context's jobs use resident at their submission
+ * @bytes_out: bytes paged out of local memory to make room for them
+ * @evictions: buffers evicted from local memory to make room for them,
+ *	whoever's buffers they were (another process's included)
+ * @paging_ns: device time of those moves (the copy engine's paging jobs),
+ *	in ns
+ *
+ * Mirrors the paging counters of struct drm_tern_context_get_state (driver
+ * interface 1.7).  They count from the context's creation and only grow;
+ * a buffer that was resident already costs nothing.  A separate structure,
+ * so that struct tern_context_status keeps its size.
+ */
+struct tern_context_paging {
+	uint64_t bytes_in;
+	uint64_t bytes_out;
+	uint64_t evictions;
+	uint64_t paging_ns;
+};
+
+/**
+ * tern_context_paging() - what making a context's buffers resident cost
+ * @ctx: the context
+ * @p: out: its paging counters
+ *
+ * From driver interface 1.7 on, every TERN_BO_LOCAL buffer a job uses is
+ * made resident in device-local memory when the job is submitted: paged
+ * in, evicting idle buffers (of any process) when local memory is full.
+ * This call reads what that cost, for the jobs of @ctx.  Library version
+ * 1.6.
+ *
+ * On failure *@p is zeroed.  Errors: -EINVAL @ctx or @p is NULL;
+ * -EOPNOTSUPP the driver is older than interface 1.7 (it keeps
+ * TERN_BO_LOCAL buffers resident from their allocation on and has no such
+ * counters: the library does not report zeros it cannot know);
+ * -ENOENT no such context; -ENODEV the device is gone.
+ */
+TERN_API int tern_context_paging(struct tern_context *ctx, struct tern_context_paging *p);
+
 /** Names of states, reasons and fault kinds; never NULL. */
 TERN_API const char *tern_context_state_name(uint32_t state);
 TERN_API const char *tern_context_reason_name(uint32_t reason);
@@ -349,8 +391,12 @@ TERN_API const char *tern_fault_kind_name(uint32_t kind);
  *	&tern_device_info.max_bo_size
  * @flags: TERN_BO_* or 0.  TERN_BO_LOCAL places the buffer in device-local
  *	memory (driver interface 1.6): jobs run faster on it, the CPU reaches
- *	it through the device's BAR (write-combined: slow to read); it stays
- *	there while it exists, because the library keeps it mapped.
+ *	it through the device's BAR (write-combined: slow to read).  With
+ *	interface 1.6 it stays there while it exists, because the library
+ *	keeps it mapped; from interface 1.7 on it is resident while a job
+ *	that uses it runs (made so at the job's submission, paging it in and
+ *	evicting idle buffers as needed) and may be evicted to system memory
+ *	while no unfinished job uses it (tern_context_paging() counts it).
  *	TERN_BO_LOCAL_PREFERRED (libtern 1.5) places it in local memory if it
  *	has room then, in system memory if not, and never fails for want of
  *	local memory.  TERN_BO_DEVICE_READ_ONLY maps the buffer read-only for
@@ -370,7 +416,9 @@ TERN_API const char *tern_fault_kind_name(uint32_t kind);
  * on a driver before 1.6; -EOPNOTSUPP
  * TERN_BO_LOCAL on a device without local memory or a driver before 1.6;
  * -ENOSPC no room left in the device address space, or TERN_BO_LOCAL and
- * local memory full of other buffers; -ENOMEM; -ENODEV the device is gone.
+ * local memory full of other buffers (interface 1.6 only: from 1.7 on the
+ * buffer is then placed in system memory until a job uses it); -ENOMEM;
+ * -ENODEV the device is gone.
  */
 TERN_API int tern_bo_alloc(struct tern_device *dev, uint64_t size,
 			   uint32_t flags, struct tern_bo **bop);
@@ -560,8 +608,15 @@ TERN_API int tern_cmd_raw(struct tern_cmdbuf *cb, const uint32_t *dw, size_t cou
  * banned (tern_context_status() says why); -EAGAIN the context already has
  * max_jobs_per_context unfinished jobs, or the device's unfinished jobs
  * hold max_queued_bytes of command buffers (wait for a fence and retry);
- * -ENODEV the device is gone; -EINTR; -ENOMEM.  Found by the library
- * before the ioctl: -EFAULT an address range is in no buffer of the
+ * -ENODEV the device is gone; -EINTR; -ENOMEM.  From driver interface 1.7
+ * on, where the TERN_BO_LOCAL buffers a job uses are made resident at its
+ * submission (nothing is queued when that fails): -ENOSPC those buffers
+ * together are larger than local memory; -EAGAIN local memory stayed held
+ * by buffers that unfinished jobs use (or that are pinned) for a second of
+ * retries: wait for a fence and retry; -EBUSY such a buffer is held in
+ * system memory by another device's dma-buf attachment, or is mapped in an
+ * address space that failed a change (tern_vm_state()).  Found by the
+ * library before the ioctl: -EFAULT an address range is in no buffer of the
  * device; -EINVAL @cb is empty, a dependency is a fence of another open
  * device, or there are more than max_syncs_per_submit dependencies or
  * max_bos_per_submit buffers; -E2BIG @cb is above buf_size_max; -ENOEXEC a
