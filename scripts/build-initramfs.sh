@@ -64,7 +64,7 @@ printf '%s\n' "${order[@]}" >"$ROOT/tern/modules.load"
 declare -A group_of=() iommu_group_of=()
 declare -a iommu_lines=()
 ngroups=0 niommu=0
-iommu_re=${TERN_VM_IOMMU_TESTS-^((core|lib|sched)_|bo_local|vm_(bind_async|bind_queue|bind_split|unmap_race|unmap_unplug)$)}
+iommu_re=${TERN_VM_IOMMU_TESTS-^((core|lib|sched)_|bo_(local|residency|oversubscribe)|vm_(bind_async|bind_queue|bind_split|unmap_race|unmap_unplug|retarget_race)$)}
 for src in "$TERN_TOP"/tests/vm/*.c; do
 	[ -e "$src" ] || continue
 	name=$(basename "$src" .c)

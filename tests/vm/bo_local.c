@@ -6,17 +6,22 @@
  * holds system pages; mapping it into the address space pages it in to
  * local memory with a paging buffer (debugfs "memory": paging_in); a new
  * one is cleared there (paging_clear).  Jobs reach it at the same VAs, the
- * CPU through BAR2.  Once no address space maps it, TTM may page it out to
- * system memory to make room for another LOCAL BO (paging_out), and the
- * next map pages it back in.  Through every move the data is bit-exact:
- * checked by the CPU and by jobs that copy it into a system BO.  When
- * local memory is full of mapped LOCAL BOs, mapping one more is -ENOSPC
- * and changes nothing; a LOCAL BO larger than local memory is -E2BIG at
- * creation; a map refused for its range (-EEXIST) pages nothing in.  A
- * LOCAL_PREFERRED BO maps in system memory when local memory has no room,
- * in local memory when it has, and moves there at a later map that finds
- * room.  Closing everything gives all local memory
- * back.
+ * CPU through BAR2.  Since interface 1.7 a mapped LOCAL BO is not pinned
+ * there: while no unfinished job lists it, TTM may page it out to system
+ * memory to make room for another LOCAL BO (paging_out, evictions), least
+ * recently used first, its page-table entries following it (retargets);
+ * a job that uses it without listing it then reaches it in system memory,
+ * and a job that lists it, or a later map, pages it back in.  Through
+ * every move the data is bit-exact: checked by the CPU and by jobs that
+ * copy it into a system BO.  When local memory is full of mapped LOCAL BOs,
+ * mapping one more succeeds by evicting the least recently used idle one
+ * (it no longer fails with -ENOSPC, as it did in 1.6); a LOCAL BO larger
+ * than local memory is -E2BIG at creation; a map refused for its range
+ * (-EEXIST) pages nothing in.  A LOCAL_PREFERRED BO maps in system memory
+ * when local memory has no room (it never evicts), in local memory when it
+ * has, and moves there at a later map that finds room.  Closing
+ * everything gives all local memory back.  (bo_residency checks the
+ * residency of jobs in detail.)
  *
  * tern-vm: timeout=120
  */
@@ -71,6 +76,12 @@ static uint32_t filled(size_t i)
 	return i < 4096 ? 0x5a5a0001u : pattern(i);
 }
 
+static uint32_t badf00d(size_t i)
+{
+	(void)i;
+	return 0x0badf00du;
+}
+
 static uint32_t zero(size_t i)
 {
 	(void)i;
@@ -81,7 +92,9 @@ int main(void)
 {
 	struct drm_tern_get_info info;
 	uint32_t ctx = 0, l = 0, s = 0, big[2] = { 0 }, extra = 0, zbo = 0, dup = 0, dw[16], n;
-	long long local0, in0, out0, clear0, local_size;
+	long long local0, in0, out0, clear0, local_size, ev0, rt0;
+	struct drm_tern_submit sub;
+	int err = 0;
 	volatile uint32_t *lp, *sp, *zp, *dp;
 	uint64_t got, half, zsize = 0;
 	uint32_t pref[3] = { 0 };
@@ -90,7 +103,7 @@ int main(void)
 	size_t i;
 	int fd, ret;
 
-	tap_plan(34);
+	tap_plan(32);
 	fd = open(TERN_TEST_NODE, O_RDWR);
 	if (!tap_ok(fd >= 0 && !core_get_info(fd, &info) &&
 		    !ctx_create(fd, DRM_TERN_PRIORITY_NORMAL, DRM_TERN_ENGINE_CLASS_COPY,
@@ -179,20 +192,40 @@ int main(void)
 	       fdinfo_region_bytes(fd, "resident", "memory") >= (long long)L_SIZE,
 	       "fdinfo: local memory holds the two big BOs, L is back in system memory");
 
+	/*
+	 * Local memory full of mapped BOs, all idle: a map evicts the least
+	 * recently used one (interface 1.7; 1.6 refused it with -ENOSPC).
+	 */
 	ret = bo_create_local(fd, 2 * L_SIZE, &extra);
 	tap_ok(!ret, "a third LOCAL BO");
+	out0 = core_paging_jobs("out");
+	ev0 = core_memory_value("evictions");
+	rt0 = core_memory_value("retargets");
 	ret = vm_map(fd, extra, VA_L + 2 * L_SIZE, 0, 2 * L_SIZE);
-	tap_errno(ret, -ENOSPC, "mapping it while local memory is full of mapped BOs");
-	tap_ok(vm_unmap(fd, VA_L + 2 * L_SIZE, 2 * L_SIZE) == -ENOENT,
-	       "and nothing was mapped");
-
-	ret = vm_map(fd, l, VA_L, 0, L_SIZE);
-	tap_errno(ret, -ENOSPC, "nor can L come back in");
-	tap_ok(!vm_unmap(fd, VA_BIG + half, half), "unmap the second big BO");
+	tap_ok(!ret && core_paging_jobs("out") == out0 + 1 &&
+	       core_memory_value("evictions") == ev0 + 1 &&
+	       core_memory_value("retargets") == rt0 + 1 &&
+	       core_memory_value("local_bytes") == (long long)(half + 2 * L_SIZE),
+	       "mapping it while local memory is full of idle mapped BOs evicts the least recently used, the first big BO, which stays mapped (%s, local %lld bytes)",
+	       strerror(-ret), core_memory_value("local_bytes"));
+	/* the evicted BO is reached in system memory through its new entries */
 	in0 = core_paging_jobs("in");
+	n = 0;
+	pkt_fill(dw, &n, VA_BIG, L_SIZE, 0x0badf00du);
+	pkt_copy(dw, &n, VA_BIG, VA_S, L_SIZE);
+	memset((void *)sp, 0, L_SIZE);
+	ret = core_run(fd, ctx, dw, n);
+	tap_ok(!ret && cpu_reads(sp, badf00d) && core_paging_jobs("in") == in0 &&
+	       core_memory_value("local_bytes") == (long long)(half + 2 * L_SIZE),
+	       "a job that does not list it writes and reads the evicted BO in system memory, without paging it in (%s)",
+	       strerror(-ret));
+
+	/* L maps again: there is room now, nothing is evicted */
+	out0 = core_paging_jobs("out");
 	ret = vm_map(fd, l, VA_L, 0, L_SIZE);
-	tap_ok(!ret && core_paging_jobs("in") == in0 + 1,
-	       "now L maps again, paged back in (%s)", strerror(-ret));
+	tap_ok(!ret && core_paging_jobs("in") == in0 + 1 && core_paging_jobs("out") == out0,
+	       "L maps again: paged back in to the room left, nothing paged out (%s)",
+	       strerror(-ret));
 	tap_ok(device_reads(fd, ctx, sp, filled) && cpu_reads(lp, filled),
 	       "after two moves, a job and the CPU read L bit-exact");
 
@@ -204,9 +237,13 @@ int main(void)
 	 */
 	n = 0;
 	pkt_fill(dw, &n, VA_BIG, (uint32_t)half, 0xdeadbeefu);
-	ret = core_run(fd, ctx, dw, n);
-	tap_ok(!ret && !vm_unmap(fd, VA_BIG, half) && !bo_close(fd, big[0]),
-	       "a job fills the first big BO with 0xdeadbeef, which is freed (%s)",
+	ret = submit(fd, ctx, dw, n, &big[0], 1, 0, 0, &sub) ?:
+	      job_wait(fd, ctx, sub.seqno, 10000, &err) ?: err;
+	/* it lists the BO: paged in first, then filled in local memory */
+	tap_ok(!ret && core_memory_value("local_bytes") >= (long long)half &&
+	       !vm_unmap(fd, VA_BIG, half) && !bo_close(fd, big[0]) &&
+	       !vm_unmap(fd, VA_BIG + half, half),
+	       "a job that lists the first big BO pages it in and fills it with 0xdeadbeef; it is freed, the second unmapped (%s)",
 	       strerror(-ret));
 	big[0] = 0;
 	clear0 = core_paging_jobs("clear");

@@ -4,11 +4,14 @@
  *
  * The importing device reads the pages of a dma-buf in system memory, so
  * its attachment needs the LOCAL BO there, pinned: importing it fails with
- * -EBUSY while an address space of the exporting device maps it (it is
- * pinned in local memory); once unmapped, the import pages it out and the
- * other device's jobs read it bit-exact; while imported, mapping it on its
- * own device fails with -EBUSY; once the importer let go of it, it maps
- * again, paged back in, and its own device's jobs read it bit-exact.
+ * -EBUSY while an address space of the exporting device maps it (its jobs
+ * want it in local memory, interface 1.7 keeping it resident for them);
+ * once unmapped, the import pages it out and the other device's jobs read
+ * it bit-exact; while imported, mapping it on its own device fails with
+ * -EBUSY, and so does a job of its own device that lists it (interface
+ * 1.7: the submit cannot make it resident), queueing nothing; once the
+ * importer let go of it, it maps again, paged back in, and its own
+ * device's jobs read it bit-exact.
  *
  * tern-vm: device=compute-engines=1+compute-engines=1 timeout=120
  */
@@ -67,7 +70,7 @@ int main(void)
 	int a, b, dmabuf = -1, ret, i;
 	uint64_t got;
 
-	tap_plan(10);
+	tap_plan(11);
 	a = open("/dev/accel/accel0", O_RDWR);
 	b = open("/dev/accel/accel1", O_RDWR);
 	if (!tap_ok(a >= 0 && b >= 0 && setup(a, &ctx_a, &sa) && setup(b, &ctx_b, &sb),
@@ -97,6 +100,19 @@ int main(void)
 
 	ret = vm_map(a, c.handle, VA_X, 0, SIZE);
 	tap_errno(ret, -EBUSY, "while imported, mapping it on its own device");
+	{
+		struct drm_tern_context_get_state st0, st1;
+		uint32_t dw[8], n = 0;
+
+		pkt_write_imm(dw, &n, VA_S, 1);
+		ctx_state(a, ctx_a, &st0);
+		ret = submit(a, ctx_a, dw, n, &c.handle, 1, 0, 0, NULL);
+		ctx_state(a, ctx_a, &st1);
+		tap_ok(ret == -EBUSY && st1.jobs_submitted == st0.jobs_submitted &&
+		       st1.state == DRM_TERN_CONTEXT_ACTIVE,
+		       "and a job of its own device that lists it: -EBUSY, nothing queued (%s)",
+		       strerror(-ret));
+	}
 
 	/* the importer lets go: its BO goes from a work item, then X is free */
 	tap_ok(!vm_unmap(b, VA_X, SIZE) && !bo_close(b, imp), "the importer lets go of it");

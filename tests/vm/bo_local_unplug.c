@@ -6,9 +6,13 @@
  * One process keeps a LOCAL BO mapped and CPU-mapped; two others page
  * 64 MiB LOCAL BOs in and out in a loop (map one, unmap the one before,
  * three of them over local memory), so that remove meets paging buffers
- * on the copy engine.  Each process's calls end with success or ENODEV,
- * and every process exits.  After remove, the CPU mapping of the BO in
- * local memory reads a page of zeroes (BAR2 is gone), without a fault.
+ * on the copy engine.  Since interface 1.7 their maps may evict the first
+ * BO (mapped, but idle) and never fail for want of local memory: before
+ * remove, a job that lists the first BO brings it back to local memory and
+ * keeps it there, busy, until the device goes (it waits for a word nobody
+ * writes).  Each process's calls end with success or ENODEV, and every
+ * process exits.  After remove, the CPU mapping of the BO in local memory
+ * reads a page of zeroes (BAR2 is gone), without a fault.
  * After a rescan, the new device pages a LOCAL BO in and a job reads it.
  * Behind the IOMMU, the paging buffers' memory must go before remove
  * returns (a late free faults).
@@ -49,8 +53,8 @@ static int churn(uint64_t big, int ready)
 		ret = vm_map(fd, h[i], VA + i * big, 0, big);
 		if (ret == -ENODEV)
 			return 0;
-		/* the other process's BOs may hold local memory */
-		if (ret && ret != -ENOSPC)
+		/* local memory full of others' BOs: it maps in system memory */
+		if (ret)
 			return 2;
 		ret = vm_unmap(fd, VA + ((i + 2) % 3) * big, big);
 		if (ret == -ENODEV)
@@ -65,9 +69,11 @@ int main(void)
 	char dev[512], remove[600], node[512];
 	volatile uint32_t *x = NULL;
 	struct drm_tern_get_info info;
-	int fd, i, status, bad = 0;
+	int fd, i, status, bad = 0, ret;
 	uint64_t got, big;
-	uint32_t h = 0;
+	uint32_t h = 0, ctx = 0, dw[8], n;
+	long long resident;
+	bool removed;
 	pid_t pids[2];
 	int ready[2];
 	char ch;
@@ -84,7 +90,8 @@ int main(void)
 		x = bo_mmap(fd, h, &got);
 	for (i = 0; x && i < (int)(MIB / 4); i++)
 		x[i] = 0x1000u + i;
-	tap_ok(x && !vm_map(fd, h, VA, 0, MIB) && x[5] == 0x1005u,
+	tap_ok(x && !vm_map(fd, h, VA, 0, MIB) && x[5] == 0x1005u &&
+	       !ctx_create(fd, DRM_TERN_PRIORITY_NORMAL, DRM_TERN_ENGINE_CLASS_COMPUTE, 0, &ctx),
 	       "a LOCAL BO mapped, in local memory, CPU-mapped through BAR2");
 
 	/* remove meets paging, not the set-up: it waits for both */
@@ -103,11 +110,23 @@ int main(void)
 		if (read(ready[0], &ch, 1) != 1)
 			tap_diag("a process did not set up");
 	close(ready[0]);
+	/*
+	 * Their maps may have evicted it (interface 1.7): a job that lists it
+	 * pages it back in and keeps it in local memory, waiting for a word
+	 * that never gets there (WAIT_MEM gives up after 10 s; remove comes
+	 * long before).
+	 */
+	n = 0;
+	pkt_wait_mem(dw, &n, VA + 16, 0xffffffffu, TERN_WAIT_TIMEOUT_MAX_US);
+	for (i = 0; (ret = submit(fd, ctx, dw, n, &h, 1, 0, 0, NULL)) == -EAGAIN && i < 20; i++)
+		;
+	resident = fdinfo_region_bytes(fd, "resident", "local");
 	usleep(200000);
 	snprintf(remove, sizeof(remove), "%s/remove", dev);
-	tap_ok(core_write_file(remove, "1"),
-	       "remove the PCI device while two processes page 3 x %llu MiB in and out",
-	       (unsigned long long)(big / MIB));
+	removed = core_write_file(remove, "1");
+	tap_ok(!ret && resident == (long long)MIB && removed,
+	       "a job lists the BO and waits, keeping it in local memory (%s, %lld bytes); remove the PCI device while two processes page 3 x %llu MiB in and out",
+	       strerror(-ret), resident, (unsigned long long)(big / MIB));
 	for (i = 0; i < 2; i++)
 		if (pids[i] < 0 || waitpid(pids[i], &status, 0) != pids[i] ||
 		    !WIFEXITED(status) || WEXITSTATUS(status)) {

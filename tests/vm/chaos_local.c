@@ -5,9 +5,12 @@
  * Each client makes three LOCAL BOs of a third of local memory and a MiB
  * more, that the CPU wrote first (so each first map pages it in), and
  * maps one while it unmaps the one before, in a loop: the third map finds
- * local memory full and pages the first out, and so on.  It is killed at
- * a random point of it: in the middle of a paging buffer, of a move, of a
- * map.  A paging buffer
+ * local memory full and pages the least recently used BO out, and so on.
+ * Since interface 1.7 a map never fails for want of local memory (it
+ * evicts idle BOs, mapped or not, or leaves its BO in system memory), so
+ * any map error fails the client.  It is killed at a random point of it:
+ * in the middle of a paging buffer, of a move (with the retarget of the
+ * moved BO's mappings), of a map.  A paging buffer
  * runs to its end (the thread waits for it, not interruptibly), so killing
  * never leaves the device with half a copy to run, and the memory goes
  * back: after all rounds no local memory is used, the system memory of
@@ -48,18 +51,13 @@ static void client(int ready, int rounds)
 	if (write(ready, "r", 1) != 1)
 		_exit(1);
 	for (round = 0; !rounds || round < rounds; round++) {
-		int tries = 0, ret;
-
 		i = round % 3;
 		/*
-		 * Two fit: no map may fail, but while the client killed
-		 * before is still being torn down (its file's release may
-		 * come after its exit), its BOs may hold local memory.
+		 * No map may fail (interface 1.7): not even while the client
+		 * killed before is still being torn down (its file's release
+		 * may come after its exit) and its BOs hold local memory.
 		 */
-		while ((ret = vm_map(fd, h[i], VA + i * big, 0, big)) == -ENOSPC &&
-		       tries++ < 100)
-			usleep(50000);
-		if (ret)
+		if (vm_map(fd, h[i], VA + i * big, 0, big))
 			_exit(2);
 		vm_unmap(fd, VA + ((i + 2) % 3) * big, big);
 	}

@@ -804,11 +804,12 @@ static void check_queue_full(struct env *e)
 	{
 		/*
 		 * The queue full refuses a bind whole (error_index is its
-		 * count), before a map pins its BO: a LOCAL BO the CPU wrote
-		 * is not paged in for nothing.
+		 * count), before a map places (and, while it is in flight,
+		 * pins) its BO: a LOCAL BO the CPU wrote is not paged in for
+		 * nothing, and nothing is evicted for it (interface 1.7).
 		 */
 		struct drm_tern_vm_bind_ops res = {};
-		long long in0 = core_paging_jobs("in");
+		long long in0 = core_paging_jobs("in"), ev0 = core_memory_value("evictions");
 		volatile uint32_t *lp = NULL;
 		uint32_t l = 0;
 		uint64_t got;
@@ -821,7 +822,7 @@ static void check_queue_full(struct env *e)
 		ops[1] = op_map(l, VA_LOCAL, 2 * PAGE4K);
 		err = lp ? bind_ops(e->fd, ops, 2, 0, NULL, 0, NULL, 0, &res) : -ENOMEM;
 		tap_ok(err == -EAGAIN && res.error_index == 2 &&
-		       core_paging_jobs("in") == in0,
+		       core_paging_jobs("in") == in0 && core_memory_value("evictions") == ev0,
 		       "queue full: a bind that maps a LOCAL BO is EAGAIN whole (index %u), nothing paged in (%s)",
 		       res.error_index, strerror(-err));
 		if (lp)

@@ -88,8 +88,16 @@ void tern_device_tlb_invalidate(struct tern_device *tdev)
 	drm_dev_exit(idx);
 }
 
-/* the longest the TLB barrier waits for one engine's chunk */
-#define TERN_TLB_BARRIER_MAX_MS	60000
+/* after this long waiting for one engine, the TLB barrier says so */
+#define TERN_TLB_BARRIER_WARN_MS	(2 * TERN_MAX_TIMEOUT_MS)
+
+/* Whether an engine in @state may still access memory. */
+static bool tern_engine_state_busy(u32 state)
+{
+	return state == TERN_ENG_STATE_RUNNING ||
+	       state == TERN_ENG_STATE_PREEMPTING ||
+	       state == TERN_ENG_STATE_RESETTING;
+}
 
 /**
  * tern_device_tlb_barrier() - wait until no engine can still use a
@@ -98,14 +106,17 @@ void tern_device_tlb_invalidate(struct tern_device *tdev)
  *
  * After tern_device_tlb_invalidate(), a chunk an engine translated before
  * may still finish its accesses (docs/hardware.md 9.3).  %TERN_ENG_PROGRESS
- * grows at each chunk boundary and packet start, after the accesses of the
- * chunk before; an engine that is not RUNNING or PREEMPTING makes none.  So
- * for each busy engine this samples the counter and waits until it moved
- * or the engine stopped: then memory that the old translations reached may
- * be given to somebody else.  A hung engine ends the wait through its
- * reset (the context timeout).  Reads only: holds no lock, so that neither
- * the watchdog nor a reset waits for it.  Does nothing once the device is
- * gone.
+ * changes at each chunk boundary and packet start, only once the accesses
+ * of the chunk before are done (docs/hardware.md 12); an engine that is
+ * IDLE makes none, and a RESETTING one at most those of its chunk in
+ * progress, until it is IDLE (docs/hardware.md 15).  So for each busy
+ * engine this samples the counter and waits until it moved (RUNNING or
+ * PREEMPTING) or the engine is IDLE: then memory the old translations
+ * reached may be given to somebody else.  An engine that makes no
+ * progress ends the wait through its reset, by the watchdog (the context
+ * timeout); the wait has no other bound.  Reads only: holds no lock, so
+ * that neither the watchdog nor a reset waits for it.  Ends once the
+ * device is gone.
  *
  * Context: process context; may sleep.
  */
@@ -118,31 +129,37 @@ void tern_device_tlb_barrier(struct tern_device *tdev)
 		return;
 	for (i = 0; i < tdev->engine_count; i++) {
 		struct tern_engine *eng = &tdev->engines[i];
-		unsigned long end = jiffies +
-				    msecs_to_jiffies(TERN_TLB_BARRIER_MAX_MS);
+		unsigned long warn = jiffies +
+				     msecs_to_jiffies(TERN_TLB_BARRIER_WARN_MS);
 		unsigned int delay = 10;
 		u32 state, progress;
+		bool warned = false;
 
+		/* a lost engine runs nothing, and will not come back */
+		if (READ_ONCE(eng->lost))
+			continue;
 		state = TERN_ENG_STATE(tern_eng_read(eng, TERN_ENG_STATUS));
-		if (state != TERN_ENG_STATE_RUNNING &&
-		    state != TERN_ENG_STATE_PREEMPTING)
+		if (!tern_engine_state_busy(state))
 			continue;
 		progress = tern_eng_read(eng, TERN_ENG_PROGRESS);
+		atomic64_inc(&tdev->paging.tlb_barriers);
 		for (;;) {
 			state = TERN_ENG_STATE(tern_eng_read(eng, TERN_ENG_STATUS));
-			if ((state != TERN_ENG_STATE_RUNNING &&
-			     state != TERN_ENG_STATE_PREEMPTING) ||
+			if (!tern_engine_state_busy(state) ||
+			    READ_ONCE(eng->lost) ||
+			    drm_dev_is_unplugged(&tdev->drm))
+				break;
+			if (state != TERN_ENG_STATE_RESETTING &&
 			    tern_eng_read(eng, TERN_ENG_PROGRESS) != progress)
 				break;
-			if (time_after(jiffies, end)) {
-				drm_err(&tdev->drm, "engine %u made no progress for the TLB barrier\n",
-					i);
-				break;
+			if (!warned && time_after(jiffies, warn)) {
+				drm_warn(&tdev->drm, "engine %u: no progress for the TLB barrier in %u ms\n",
+					 i, TERN_TLB_BARRIER_WARN_MS);
+				warned = true;
 			}
 			usleep_range(delay, 2 * delay);
 			delay = min(delay * 2, 1000u);
 		}
-		atomic64_inc(&tdev->paging.tlb_barriers);
 	}
 	drm_dev_exit(idx);
 }

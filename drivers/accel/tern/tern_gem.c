@@ -40,11 +40,15 @@
  * (tern_gem_prime_import_sg_table()).
  *
  * The device never reaches a BO by itself: it goes through the page tables
- * of an address space (tern_vm.c), and a mapping pins the BO
- * (tern_bo_pin()) where its placement says: a SYSTEM BO in %TTM_PL_TT, a
- * LOCAL BO in device-local memory, paged in there (tern_ttm.c), a
- * LOCAL_PREFERRED BO in local memory if it has room, else in TT; it holds
- * a reference on it until it is unmapped.  DMA buffers and resume records
+ * of an address space (tern_vm.c).  A map places the BO (tern_bo_pin())
+ * where its placement says: a SYSTEM BO in %TTM_PL_TT, pinned there while
+ * mapped; a LOCAL BO in device-local memory, paged in there (tern_ttm.c),
+ * or in TT when local memory is full of BOs in use; a LOCAL_PREFERRED BO
+ * in local memory if it has room, else in TT.  Those two are pinned only
+ * until the map ran: they move, and their mappings follow them
+ * (tern_vm_move.c); a job's submit makes them resident
+ * (tern_residency.c).  A mapping holds a reference on its BO until it is
+ * unmapped.  DMA buffers and resume records
  * are driver-owned memory, not BOs.
  *
  * fdinfo gives drm-total-*, drm-shared-*, drm-active-* and drm-resident-*
@@ -589,17 +593,16 @@ out_fini:
  * there (it is neither swapped nor moved until tern_bo_unpin()): a SYSTEM
  * BO to %TTM_PL_TT, its pages allocated if needed and mapped for DMA by
  * the device; a LOCAL BO to local memory, paged in from system memory (or
- * cleared) by the copy engine, after other LOCAL BOs that no address space
- * maps were paged out to make room; a LOCAL_PREFERRED BO not pinned yet to
+ * cleared) by the copy engine, after idle BOs were paged out to make room,
+ * or to TT if local memory is full of BOs in use; a LOCAL_PREFERRED BO to
  * local memory if it has room without evicting (paged in from TT if it
- * was there), else (or if that fails) to TT, and one pinned already where
- * it is.  An imported BO's pages are the exporter's, pinned by the
- * attachment for as long as the BO exists.  Takes the BO's reservation
- * lock: do not call it with the lock held.
+ * was there), else (or if that fails) to TT.  A LOCAL or LOCAL_PREFERRED
+ * BO pinned already stays where it is.  An imported BO's pages are the
+ * exporter's, pinned by the attachment for as long as the BO exists.
+ * Takes the BO's reservation lock: do not call it with the lock held.
  *
- * Return: 0; -ENOSPC if local memory is full of pinned BOs (LOCAL only),
- * -EBUSY if a LOCAL BO is pinned in system memory by a dma-buf attachment;
- * another negative errno.
+ * Return: 0; -EBUSY if a LOCAL BO is pinned in system memory by a dma-buf
+ * attachment; another negative errno.
  */
 int tern_bo_pin(struct tern_bo *bo, struct tern_bo_backing *backing)
 {
@@ -611,15 +614,13 @@ int tern_bo_pin(struct tern_bo *bo, struct tern_bo_backing *backing)
 	}
 
 	/*
-	 * TTM's eviction may find no victim because another thread held or
-	 * freed it meanwhile, or back off from a deadlock with another
-	 * transaction: for local memory, a refusal is tried again in a new
-	 * transaction before it counts.
+	 * TTM's eviction may back off from a deadlock with another
+	 * transaction (-ENOMEM, which the fallback to TT took): a refusal
+	 * is tried again in a new transaction before it counts.
 	 */
 	for (tries = 0; ; tries++) {
 		ret = tern_bo_pin_once(bo, backing);
-		if (bo->placement != DRM_TERN_BO_PLACEMENT_LOCAL ||
-		    (ret != -ENOSPC && ret != -ENOMEM) ||
+		if (!tern_bo_movable(bo) || ret != -ENOMEM ||
 		    tries == TERN_BO_PIN_TRIES - 1)
 			return ret;
 	}

@@ -38,7 +38,10 @@
  * LRU list, so that the least recently used are evicted first.
  *
  * A job whose LOCAL BOs cannot fit local memory together fails with
- * -ENOSPC.  If they could but local memory is held by busy or pinned BOs,
+ * -ENOSPC.  A LOCAL BO that a map still in flight pins in system memory
+ * (a map that found local memory full, whose bind has not run yet) stays
+ * there for the job.  If they could but local memory is held by busy or
+ * pinned BOs,
  * or by another transaction, this returns -EAGAIN and the submit tries
  * again, its locks dropped, for up to %TERN_RESIDENCY_RETRY_MS; then the
  * ioctl fails with -EAGAIN.  A LOCAL BO pinned in system memory by
@@ -89,8 +92,13 @@ static int tern_residency_local(struct tern_bo *bo, struct tern_ttm_mover *m)
 	if (tbo->pin_count) {
 		if (tbo->resource && tbo->resource->mem_type == TERN_PL_LOCAL)
 			return 0;
-		/* an attachment keeps it; a map in flight only for a while */
-		return bo->attach_pins ? -EBUSY : -EAGAIN;
+		/*
+		 * An attachment keeps it in system memory.  A map still in
+		 * flight pins it until the map ran, maybe after the in-fences
+		 * of its bind, which this job may wait for: the job runs with
+		 * it where it is, in system memory.
+		 */
+		return bo->attach_pins ? -EBUSY : 0;
 	}
 	ret = ttm_bo_validate(tbo, &tern_placement_local, &m->ctx);
 	/*

@@ -48,15 +48,17 @@
  * A SYSTEM BO moves from SYSTEM to TT when it is pinned for the device (a
  * mapping into an address space, tern_bo_pin(), or a dma-buf attachment)
  * and stays there; both types hold the same pages, so the move copies
- * nothing.  A LOCAL BO moves to local memory when it is pinned for an
- * address space, paged in by a paging buffer of the copy engine
- * (tern_paging.c) or, if it has no pages yet, cleared; while no address
- * space maps it, TTM may evict it to TT (paged out) to make room for
- * another, and a dma-buf attachment pins it in TT.  A LOCAL_PREFERRED BO
- * goes to local memory when it is pinned and local memory has room without
- * evicting (also from TT: a promotion), to TT otherwise.  A move to or from
- * local memory waits for the BO to be idle and for its paging buffer:
- * moves are not pipelined.
+ * nothing.  A LOCAL BO moves to local memory when a map or a job's submit
+ * (tern_residency.c) wants it there, paged in by a paging buffer of the
+ * copy engine (tern_paging.c) or, if it has no pages yet, cleared; while
+ * it is idle (no unfinished job lists it) and unpinned, mapped or not, TTM
+ * may evict it to TT (paged out) to make room for another, and a dma-buf
+ * attachment pins it in TT.  A LOCAL_PREFERRED BO goes to local memory
+ * when local memory has room without evicting (also from TT: a
+ * promotion), to TT otherwise.  The mappings of a moved BO follow it
+ * (tern_vm_move.c) before its old place is freed.  A move to or from local
+ * memory waits for the BO to be idle and for its paging buffer: moves are
+ * not pipelined.
  *
  * An imported dma-buf becomes an sg BO (%ttm_bo_type_sg) in TT whose pages
  * are the exporter's: it is never populated nor swapped by tern.
@@ -364,6 +366,9 @@ static bool tern_ttm_eviction_valuable(struct ttm_buffer_object *tbo,
 	 */
 	if (tbo->resource->mem_type != TERN_PL_LOCAL && tern_bo_mapped(bo))
 		return false;
+	/* mapped in an address space that failed a change: it stays */
+	if (tern_bo_movable(bo) && tern_vm_bo_stuck(bo))
+		return false;
 	return ttm_bo_eviction_valuable(tbo, place);
 }
 
@@ -424,6 +429,9 @@ static int tern_ttm_move_local(struct ttm_buffer_object *tbo, bool evict,
 	u64 device_ns = 0;
 	int ret;
 
+	/* its mappings could not follow it: not worth the copy */
+	if (tern_bo_movable(bo) && tern_vm_bo_stuck(bo))
+		return -EBUSY;
 	/* nothing may use the old place any more */
 	ret = ttm_bo_wait_ctx(tbo, ctx);
 	/*
@@ -489,6 +497,9 @@ static int tern_ttm_move_local(struct ttm_buffer_object *tbo, bool evict,
 	 */
 	if (tern_bo_movable(bo) && (in || sgt)) {
 		ret = tern_vm_bo_move_begin(bo, &mv);
+		/* the device is gone: nothing reaches either place */
+		if (ret == -ENODEV)
+			goto cleanup;
 		if (ret)
 			return ret;
 		if (in)
@@ -498,6 +509,7 @@ static int tern_ttm_move_local(struct ttm_buffer_object *tbo, bool evict,
 		tern_vm_bo_move_end(bo, &to, &mv);
 	}
 
+cleanup:
 	/* Frees the old place: the pages when paged in, local memory when out. */
 	ttm_bo_move_sync_cleanup(tbo, new_mem);
 	WRITE_ONCE(bo->in_local, in);
@@ -524,12 +536,16 @@ static int tern_ttm_move(struct ttm_buffer_object *tbo, bool evict,
 
 	/*
 	 * A new BO, or SYSTEM <-> TT: the same pages, already there (TTM
-	 * populated them for TT).  A BO leaves TT only unpinned, when the
+	 * populated them for TT).  A BO leaves TT only unpinned and mapped
+	 * in no address space (tern_ttm_eviction_valuable()), when the
 	 * device can no longer reach it, so there is nothing to wait for.
 	 */
 	if ((!old_mem && new_type != TERN_PL_LOCAL) ||
 	    (old_type == TTM_PL_SYSTEM && new_type == TTM_PL_TT) ||
 	    (old_type == TTM_PL_TT && new_type == TTM_PL_SYSTEM)) {
+		WARN_ON_ONCE(old_type == TTM_PL_TT &&
+			     tern_bo_movable(to_tern_bo(&tbo->base)) &&
+			     tern_bo_mapped(to_tern_bo(&tbo->base)));
 		ttm_bo_move_null(tbo, new_mem);
 		return 0;
 	}

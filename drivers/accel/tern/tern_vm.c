@@ -44,7 +44,8 @@
  * one BO, mapped read-write or read-only.  Each BO mapped has one &struct
  * tern_vm_bo (a &struct drm_gpuvm_bo) in the VM, on the BO's list of the
  * address spaces that map it, with the list of its mappings there: the
- * VM holds one pin of the BO's pages for all of them.  drm_gpuvm also
+ * VM holds one pin of the BO's pages for all of them, but of a BO that
+ * moves (tern_bo_movable(): its mappings follow it, tern_vm_move.c).  drm_gpuvm also
  * gives the VM its reservation object (a GEM object of its own) and the
  * arithmetic of cutting mappings (drm_gpuvm_sm_unmap()).
  *
@@ -67,7 +68,8 @@
  * entries were cleared and the TLBs invalidated: it faults on the range
  * instead of reaching the old pages.  Only then are the tables freed and
  * the mappings unlinked from their BOs; a BO that so loses its last
- * mapping in the VM is unpinned and its reference dropped.  The copy is taken once,
+ * mapping in the VM is unpinned (if the VM pinned it) and its reference
+ * dropped.  The copy is taken once,
  * so a thread that keeps submitting cannot hold the reap up for longer
  * than the jobs in it take.
  *
@@ -281,7 +283,12 @@ static void tern_vm_bo_free(struct drm_gpuvm_bo *vm_bo)
  */
 static void tern_vm_free(struct drm_gpuvm *gpuvm)
 {
-	kfree(to_tern_vm(gpuvm));
+	struct tern_vm *vm = to_tern_vm(gpuvm);
+
+	/* the last user may be a move that found it released */
+	mutex_destroy(&vm->bind_lock);
+	mutex_destroy(&vm->lock);
+	kfree(vm);
 }
 
 static const struct drm_gpuvm_ops tern_gpuvm_ops = {
@@ -566,8 +573,6 @@ err_ida:
 err_free:
 	kfree(vm->map_addrs);
 	xa_destroy(&vm->tables);
-	mutex_destroy(&vm->bind_lock);
-	mutex_destroy(&vm->lock);
 	drm_gpuvm_put(&vm->gpuvm);
 	return ret;
 }
@@ -583,18 +588,20 @@ static void tern_vm_release(struct kref *kref)
 	/* tern_vm_close() ran every bind: what they left to clean up */
 	flush_work(&vm->reap_work);
 	WARN_ON(!list_empty(&vm->binds) || !list_empty(&vm->done));
+	/* Holders of job references are gone, but fences may be pending. */
+	dma_resv_wait_timeout(tern_vm_resv(vm), DMA_RESV_USAGE_BOOKKEEP, false,
+			      MAX_SCHEDULE_TIMEOUT);
 	/*
 	 * A move of a BO may be rewriting the tables (it holds the runner
-	 * role and a reference on the gpuvm, not on the VM): none starts
-	 * after this, and the one at work ends first.
+	 * role and a reference on the gpuvm, not on the VM): no job runs in
+	 * the VM any more, so none starts after this, and the one at work
+	 * ends first (and hands nothing to the worker: no bind is queued).
 	 */
 	mutex_lock(&vm->lock);
 	vm->released = true;
 	mutex_unlock(&vm->lock);
 	wait_var_event(&vm->running, !READ_ONCE(vm->running));
-	/* Holders of job references are gone, but fences may be pending. */
-	dma_resv_wait_timeout(tern_vm_resv(vm), DMA_RESV_USAGE_BOOKKEEP, false,
-			      MAX_SCHEDULE_TIMEOUT);
+	flush_work(&vm->bind_work);
 
 	/*
 	 * Off the list and the tables freed in one step: PCI remove
@@ -626,8 +633,7 @@ static void tern_vm_release(struct kref *kref)
 		vm->nr_mappings || vm->pinned);
 	kfree(vm->map_addrs);
 	xa_destroy(&vm->tables);
-	mutex_destroy(&vm->bind_lock);
-	mutex_destroy(&vm->lock);
+	/* the locks go with the memory: a mover may still look (released) */
 	ida_free(&tern_vm_ida, vm->id);
 	/* the last one: every mapping and BO entry went with the reaping */
 	drm_gpuvm_put(&vm->gpuvm);

@@ -46,14 +46,19 @@ struct tern_move_vm;
  * struct tern_vm_move - the address spaces a move of a BO holds still
  * @vms: those that map the BO, each with the updates of its mappings
  * @nr_vms: entries of @vms
+ * @idx: of drm_dev_enter()
+ * @cookie: of dma_fence_begin_signalling()
  */
 struct tern_vm_move {
 	struct tern_move_vm *vms;
 	u32 nr_vms;
+	int idx;
+	bool cookie;
 };
 
 struct tern_bo_backing;
 
+bool tern_vm_bo_stuck(struct tern_bo *bo);
 int tern_vm_bo_move_begin(struct tern_bo *bo, struct tern_vm_move *mv);
 void tern_vm_bo_move_end(struct tern_bo *bo, const struct tern_bo_backing *to,
 			 struct tern_vm_move *mv);

@@ -432,13 +432,15 @@ int tern_vm_put_pages(struct tern_vm *vm, const struct tern_bo_backing *backing,
 	return 0;
 
 err_unmap:
-	/*
-	 * tern_pt_map() itself fails only for a bug: the pool is enough.
-	 * What a retarget could not point at the new place must not keep
-	 * the old one either.
-	 */
+	/* tern_pt_map() itself fails only for a bug: the pool is enough */
 	WARN_ON(ret != -EINVAL);
-	tern_pt_unmap(&vm->pt, va, retarget ? npages : done);
+	/*
+	 * A retarget fails only for a bug too (a bad address): the caller
+	 * writes it again by the CPU, where it fails the same way; the
+	 * tables are not touched further.
+	 */
+	if (!retarget)
+		tern_pt_unmap(&vm->pt, va, done);
 	return ret;
 }
 
@@ -1048,7 +1050,22 @@ static void tern_vm_reap_work(struct work_struct *work)
 	list_splice_init(&vm->done, &done);
 	mutex_unlock(&vm->lock);
 	list_for_each_entry_safe(bind, next, &done, link) {
+		u32 i;
+
 		list_del_init(&bind->link);
+		/*
+		 * A BO that moves is pinned by its map only until the map
+		 * ran (or will not run): from here its mappings follow it.
+		 * Before the wait for the jobs below, which may be long.
+		 */
+		for (i = 0; i < bind->nr_ops; i++) {
+			struct tern_vm_op *op = &bind->ops[i];
+
+			if (!op->bo || !tern_bo_movable(op->bo))
+				continue;
+			for (; op->pins; op->pins--)
+				tern_bo_unpin(op->bo);
+		}
 		if (!bind->waited && !list_empty(&bind->garbage.link))
 			tern_vm_reap(vm, &bind->garbage);
 		tern_vm_bind_put(bind);
@@ -1591,7 +1608,8 @@ static void tern_vm_put_in_fences(struct tern_vm_bind_args *a)
  * interruptibly and with nothing changed, for the in-syncs, for every job
  * of the file if it unmaps (or replaces), and for the binds queued before
  * it; then it is queued alone and waited for, not interruptibly: it waits
- * for nothing but its own update.  With @a->reap (DRM_IOCTL_TERN_VM_BIND)
+ * for nothing but its own update (and a move of a BO under way in the
+ * address space, tern_vm_move.c, which is as short).  With @a->reap (DRM_IOCTL_TERN_VM_BIND)
  * its garbage is reaped before it returns.  The caller keeps its
  * references on @a->bos.  The waits are outside drm_dev_enter()
  * (unless the caller is in it): they may wait for fences that a PCI remove
@@ -1920,10 +1938,24 @@ static void tern_vm_binds_stop(struct tern_vm *vm, bool unplug, int error)
 		vm->closing = true;
 	tern_vm_cancel_all(vm, error);
 	mutex_unlock(&vm->lock);
-	queue_work(vm->tdev->bind.wq, &vm->bind_work);
-	flush_work(&vm->bind_work);
-	/* and for an ioctl that runs binds itself */
-	wait_var_event(&vm->running, !READ_ONCE(vm->running));
+	/*
+	 * The worker returns at once while another runner is at work: an
+	 * ioctl that runs binds itself, or the move of a BO (tern_vm_move.c),
+	 * which hands what is queued back to the worker when it is done.
+	 * Until the queue is empty with no runner.
+	 */
+	for (;;) {
+		bool idle;
+
+		queue_work(vm->tdev->bind.wq, &vm->bind_work);
+		flush_work(&vm->bind_work);
+		wait_var_event(&vm->running, !READ_ONCE(vm->running));
+		mutex_lock(&vm->lock);
+		idle = list_empty(&vm->binds) && !vm->running;
+		mutex_unlock(&vm->lock);
+		if (idle)
+			break;
+	}
 }
 
 /**

@@ -3,6 +3,7 @@
  * Copyright (c) 2026 The tern authors
  */
 
+#include <linux/dma-fence.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/wait_bit.h>
@@ -93,6 +94,9 @@ static void tern_vm_runner_put(struct tern_vm *vm)
 	wake_up_var(&vm->running);
 }
 
+/* updates a move allocates for the mappings of one address space, at most */
+#define TERN_MOVE_MAX_UPDATES	16
+
 /**
  * struct tern_move_range - a mapping of the moved BO, and its update
  * @va: its first VA
@@ -127,13 +131,11 @@ struct tern_move_vm {
 };
 
 /*
- * List the mappings of @bo in @vm into @ranges (at most @max; all of them
- * if @live_only is false, which is for sizing, else the live ones).
- * Return: how many there are.
+ * List the mappings of @bo in @vm, live or not, into @ranges (at most
+ * @max).  Return: how many there are.
  */
 static u32 tern_vm_move_list(struct tern_vm *vm, struct tern_bo *bo,
-			     struct tern_move_range *ranges, u32 max,
-			     bool live_only)
+			     struct tern_move_range *ranges, u32 max)
 {
 	struct drm_gpuvm_bo *vm_bo;
 	struct drm_gpuva *va;
@@ -145,8 +147,6 @@ static u32 tern_vm_move_list(struct tern_vm *vm, struct tern_bo *bo,
 		drm_gpuvm_bo_for_each_va(va, vm_bo) {
 			struct tern_vm_mapping *m = to_tern_vm_mapping(va);
 
-			if (live_only && !m->live)
-				continue;
 			if (n < max) {
 				ranges[n].va = va->va.addr;
 				ranges[n].range = va->va.range;
@@ -166,20 +166,24 @@ static u32 tern_vm_move_list(struct tern_vm *vm, struct tern_bo *bo,
 /*
  * Allocate, before the address space is held, an update for each mapping
  * of @bo in it: holding it holds up its binds' fences, so nothing is
- * allocated then.  What fails here is written by the CPU later.
+ * allocated then.  What fails here is written by the CPU later, and so is
+ * a BO mapped more than %TERN_MOVE_MAX_UPDATES times in one address space:
+ * a move costs at most that many updates per address space, whatever a
+ * process makes of its mappings.
  */
 static void tern_vm_move_prepare(struct tern_move_vm *mvm, struct tern_bo *bo)
 {
 	u32 n, listed, i;
 
-	n = tern_vm_move_list(mvm->vm, bo, NULL, 0, false);
-	if (!n)
+	n = tern_vm_move_list(mvm->vm, bo, NULL, 0);
+	if (!n || n > TERN_MOVE_MAX_UPDATES)
 		return;
-	mvm->ranges = kvcalloc(n, sizeof(*mvm->ranges), GFP_KERNEL);
+	mvm->ranges = kcalloc(n, sizeof(*mvm->ranges),
+			      GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
 	if (!mvm->ranges)
 		return;
 	/* a cut may have added pieces meanwhile: they go by the CPU */
-	listed = tern_vm_move_list(mvm->vm, bo, mvm->ranges, n, false);
+	listed = tern_vm_move_list(mvm->vm, bo, mvm->ranges, n);
 	mvm->nr_ranges = min(n, listed);
 	for (i = 0; i < mvm->nr_ranges; i++) {
 		struct tern_move_range *r = &mvm->ranges[i];
@@ -197,7 +201,7 @@ static void tern_vm_move_release(struct tern_move_vm *mvm)
 
 	for (i = 0; i < mvm->nr_ranges; i++)
 		tern_vm_update_free(mvm->vm, &mvm->ranges[i].update);
-	kvfree(mvm->ranges);
+	kfree(mvm->ranges);
 	mvm->ranges = NULL;
 	mvm->nr_ranges = 0;
 }
@@ -247,6 +251,7 @@ static void tern_vm_move_one(struct tern_move_vm *mvm, struct tern_bo *bo,
 
 			if (!m->live)
 				continue;
+			atomic64_inc(&pg->retargets);
 			r = tern_vm_move_find(mvm, va->va.addr, va->va.range);
 			if (!r) {
 				cpu = true;
@@ -274,7 +279,6 @@ static void tern_vm_move_one(struct tern_move_vm *mvm, struct tern_bo *bo,
 		tern_vm_update_end(vm, &r->update, true);
 		mutex_unlock(&vm->lock);
 		/* recorded: the tree says the new place, whatever happens now */
-		atomic64_inc(&pg->retargets);
 		if (ret || tern_vm_update_run(vm, &r->update))
 			cpu = true;
 	}
@@ -299,6 +303,7 @@ static void tern_vm_move_one(struct tern_move_vm *mvm, struct tern_bo *bo,
 					  m->read_only ? 0 : TERN_PTE_WRITABLE,
 					  true);
 			atomic64_inc(&pg->retarget_cpu);
+			cond_resched();
 		}
 	}
 	if (vm_bo)
@@ -323,14 +328,38 @@ static void tern_vm_move_put(struct tern_vm_move *mv)
 	for (i = 0; i < mv->nr_vms; i++) {
 		struct tern_move_vm *mvm = &mv->vms[i];
 
+		/* DMA memory of the device: before PCI remove may go on */
+		tern_vm_move_release(mvm);
 		if (mvm->held)
 			tern_vm_runner_put(mvm->vm);
-		tern_vm_move_release(mvm);
 		drm_gpuvm_put(&mvm->vm->gpuvm);
 	}
 	kvfree(mv->vms);
 	mv->vms = NULL;
 	mv->nr_vms = 0;
+}
+
+/**
+ * tern_vm_bo_stuck() - whether a BO maps in an address space that failed
+ * @bo: the BO
+ *
+ * Such an address space's tables may hold entries the driver removed,
+ * which a retarget would miss: its BOs do not move
+ * (tern_vm_bo_move_begin() refuses).  A racy look, to avoid paging a BO
+ * for nothing; tern_vm_bo_move_begin() has the last word.
+ *
+ * Return: true if some address space that maps @bo has &tern_vm.error.
+ */
+bool tern_vm_bo_stuck(struct tern_bo *bo)
+{
+	struct drm_gpuvm_bo *vm_bo;
+	bool stuck = false;
+
+	mutex_lock(&bo->gpuva_lock);
+	drm_gem_for_each_gpuvm_bo(vm_bo, tern_bo_obj(bo))
+		stuck |= !!READ_ONCE(to_tern_vm(vm_bo->vm)->error);
+	mutex_unlock(&bo->gpuva_lock);
+	return stuck;
 }
 
 /**
@@ -342,21 +371,28 @@ static void tern_vm_move_put(struct tern_vm_move *mv)
  * Allocates the updates of the mappings of @bo, then becomes the runner
  * of the binds of every address space that maps it (in the order of
  * their addresses, so that two moves cannot wait for each other), so
- * that none of them changes until the move ends.
+ * that none of them changes until the move ends.  From there to the end
+ * of tern_vm_bo_move_end() the binds' fences wait for the move: a
+ * fence-signalling section.  Within drm_dev_enter(): PCI remove waits for
+ * the move, whose updates are DMA memory of the device.
  *
  * Return: 0; -EBUSY if one of them failed a change on the device
  * (&tern_vm.error): the device's tables may hold entries the driver
  * removed, which a retarget would miss, so the BO stays where it is;
- * -ENOMEM.  On error nothing is held.
+ * -ENODEV the device is gone (nothing to follow the move); -ENOMEM.  On
+ * error nothing is held.
  */
 int tern_vm_bo_move_begin(struct tern_bo *bo, struct tern_vm_move *mv)
 {
+	struct tern_device *tdev = to_tern_device(tern_bo_obj(bo)->dev);
 	struct drm_gpuvm_bo *vm_bo;
 	u32 n, i;
 
 	dma_resv_assert_held(tern_bo_obj(bo)->resv);
 	mv->vms = NULL;
 	mv->nr_vms = 0;
+	if (!drm_dev_enter(&tdev->drm, &mv->idx))
+		return -ENODEV;
 	/*
 	 * Nothing can add an address space meanwhile: a map pins the BO
 	 * first, under the reservation the caller holds.
@@ -366,11 +402,13 @@ int tern_vm_bo_move_begin(struct tern_bo *bo, struct tern_vm_move *mv)
 	drm_gem_for_each_gpuvm_bo(vm_bo, tern_bo_obj(bo))
 		n++;
 	mutex_unlock(&bo->gpuva_lock);
-	if (!n)
-		return 0;
-	mv->vms = kvcalloc(n, sizeof(*mv->vms), GFP_KERNEL);
-	if (!mv->vms)
-		return -ENOMEM;
+	if (n) {
+		mv->vms = kvcalloc(n, sizeof(*mv->vms), GFP_KERNEL);
+		if (!mv->vms) {
+			drm_dev_exit(mv->idx);
+			return -ENOMEM;
+		}
+	}
 	mutex_lock(&bo->gpuva_lock);
 	drm_gem_for_each_gpuvm_bo(vm_bo, tern_bo_obj(bo)) {
 		if (mv->nr_vms == n)
@@ -382,6 +420,7 @@ int tern_vm_bo_move_begin(struct tern_bo *bo, struct tern_vm_move *mv)
 	for (i = 0; i < mv->nr_vms; i++)
 		tern_vm_move_prepare(&mv->vms[i], bo);
 	sort(mv->vms, mv->nr_vms, sizeof(*mv->vms), tern_vm_move_cmp, NULL);
+	mv->cookie = dma_fence_begin_signalling();
 	for (i = 0; i < mv->nr_vms; i++) {
 		struct tern_move_vm *mvm = &mv->vms[i];
 
@@ -390,6 +429,8 @@ int tern_vm_bo_move_begin(struct tern_bo *bo, struct tern_vm_move *mv)
 		/* a runner is the only one to set it: stable from here */
 		if (mvm->held && READ_ONCE(mvm->vm->error)) {
 			tern_vm_move_put(mv);
+			dma_fence_end_signalling(mv->cookie);
+			drm_dev_exit(mv->idx);
 			return -EBUSY;
 		}
 	}
@@ -414,24 +455,25 @@ void tern_vm_bo_move_end(struct tern_bo *bo, const struct tern_bo_backing *to,
 			 struct tern_vm_move *mv)
 {
 	struct tern_device *tdev = to_tern_device(tern_bo_obj(bo)->dev);
-	bool changed = false, cookie;
+	bool changed = false;
 	u32 i;
 
-	cookie = dma_fence_begin_signalling();
 	for (i = 0; i < mv->nr_vms; i++) {
 		if (!mv->vms[i].held)
 			continue;
 		tern_vm_move_one(&mv->vms[i], bo, to);
 		changed = true;
 	}
-	dma_fence_end_signalling(cookie);
 	tern_vm_move_put(mv);
-	if (!changed)
-		return;
-	/*
-	 * Each update flushed the copy engine's TLB; the other engines'
-	 * go now, then wait for the chunks they translated before.
-	 */
-	tern_device_tlb_invalidate(tdev);
-	tern_device_tlb_barrier(tdev);
+	dma_fence_end_signalling(mv->cookie);
+	if (changed) {
+		/*
+		 * Each update flushed the copy engine's TLB; the other
+		 * engines' go now, then wait for the chunks they translated
+		 * before.
+		 */
+		tern_device_tlb_invalidate(tdev);
+		tern_device_tlb_barrier(tdev);
+	}
+	drm_dev_exit(mv->idx);
 }

@@ -715,17 +715,6 @@ static void tern_fake_buf_alloc(struct kunit *test, struct tern_pt *pt, u64 va,
  * The same, with the room tern_pt_update_size_max() asks for, which holds
  * what tern_pt_update_size() says of any tree.
  */
-/* A buffer for a retarget of the range (tern_pt_retarget_size()). */
-static void tern_fake_buf_alloc_retarget(struct kunit *test, u64 va, u64 npages,
-					 struct tern_fake_buf *b)
-{
-	tern_pt_retarget_size(va, npages, &b->size);
-	b->cmd = kunit_kzalloc(test, b->size.cmd_bytes, GFP_KERNEL);
-	b->staging = kunit_kzalloc(test, b->size.staging_bytes, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, b->cmd);
-	KUNIT_ASSERT_NOT_NULL(test, b->staging);
-}
-
 static void tern_fake_buf_alloc_max(struct kunit *test, struct tern_pt *pt,
 				    u64 va, u64 npages, struct tern_fake_buf *b)
 {
@@ -739,6 +728,17 @@ static void tern_fake_buf_alloc_max(struct kunit *test, struct tern_pt *pt,
 	KUNIT_ASSERT_LE(test, exact.staging_bytes, b->size.staging_bytes);
 	/* the root, and at most two tables per level below it */
 	KUNIT_ASSERT_LE(test, b->size.tables, 1 + 2 * TERN_PT_ROOT_LEVEL);
+	b->cmd = kunit_kzalloc(test, b->size.cmd_bytes, GFP_KERNEL);
+	b->staging = kunit_kzalloc(test, b->size.staging_bytes, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b->cmd);
+	KUNIT_ASSERT_NOT_NULL(test, b->staging);
+}
+
+/* A buffer for a retarget of the range (tern_pt_retarget_size()). */
+static void tern_fake_buf_alloc_retarget(struct kunit *test, u64 va, u64 npages,
+					 struct tern_fake_buf *b)
+{
+	tern_pt_retarget_size(va, npages, &b->size);
 	b->cmd = kunit_kzalloc(test, b->size.cmd_bytes, GFP_KERNEL);
 	b->staging = kunit_kzalloc(test, b->size.staging_bytes, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, b->cmd);
