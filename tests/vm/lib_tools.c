@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
  * lib_tools: the libtern tools and examples run on the real device and
- * succeed: tern-info, tern-saxpy, tern-gemm, tern-pipeline, tern-bench, and
+ * succeed: tern-info, tern-saxpy, tern-gemm, tern-pipeline,
+ * tern-oversubscribe, tern-bench, and
  * tern-top, which must see a process keeping one compute engine busy, and
  * the preemption tern-demo caused (from sysfs: without debugfs, and as a
  * user who is not root, it shows the same counts).
@@ -129,6 +130,13 @@ int main(void)
 	ret = run("tern-pipeline -f 12 -n 100k", out, sizeof(out));
 	tap_ok(ret == 0 && strstr(out, "every frame matches") && strstr(out, "point 24"),
 	       "tern-pipeline: 12 frames through two engines on one timeline (exit %d)", ret);
+	/* a working set of twice local memory, over three processes */
+	ret = run("tern-oversubscribe -p 3 -r 2 -b 4M", out, sizeof(out));
+	tap_ok(ret == 0 && strstr(out, "every result is right") && strstr(out, "evictions"),
+	       "tern-oversubscribe: 2x local memory over 3 processes, results right, paging shown (exit %d)",
+	       ret);
+	if (ret || !strstr(out, "every result is right"))
+		tap_diag("%s", out);
 	ret = run("tern-bench -n 50 -j 500 -s 1M", out, sizeof(out));
 	tap_ok(ret == 0 && strstr(out, "jobs/s") && strstr(out, "GB/s"),
 	       "tern-bench reports latency, throughput and bandwidth (exit %d)", ret);
