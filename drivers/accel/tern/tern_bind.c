@@ -19,9 +19,10 @@
  * DOC: page-table updates
  *
  * The CPU does not write an entry of a page table the device may be
- * walking (but to finish the retarget of a moved BO that the copy engine
- * failed, tern_vm_move.c).  A change to an address space is recorded by
- * tern_pt into a DMA buffer of privileged PHYS_COPY packets (and a TLB_INVALIDATE) and run by the copy
+ * walking (but for the retarget of a moved BO that the copy engine failed,
+ * or that needed more updates than a move allocates, tern_vm_move.c).  A
+ * change to an address space is recorded by tern_pt into a DMA buffer of
+ * privileged PHYS_COPY packets (and a TLB_INVALIDATE) and run by the copy
  * engine as a job of the driver's own queue, &struct tern_bind_queue: one
  * per device, a context of the copy engine's scheduler at
  * %DRM_TERN_PRIORITY_HIGH with the largest weight, which the policy treats

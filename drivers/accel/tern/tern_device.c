@@ -63,6 +63,27 @@ u64 tern_device_clock_ns(struct tern_device *tdev)
 }
 
 /**
+ * __tern_device_tlb_invalidate() - invalidate the TLB of every engine
+ * @tdev: the device, which the caller keeps (drm_dev_enter())
+ *
+ * As tern_device_tlb_invalidate(), for a caller already inside
+ * drm_dev_enter(): once the device is unplugged, that one does nothing,
+ * while the engines may still run until PCI remove resets them, which
+ * waits for the caller.
+ *
+ * Context: process context; may sleep.
+ */
+void __tern_device_tlb_invalidate(struct tern_device *tdev)
+{
+	unsigned int i;
+
+	mutex_lock(&tdev->reset_lock);
+	for (i = 0; i < tdev->engine_count; i++)
+		tern_engine_tlb_invalidate(&tdev->engines[i]);
+	mutex_unlock(&tdev->reset_lock);
+}
+
+/**
  * tern_device_tlb_invalidate() - invalidate the TLB of every engine
  * @tdev: the device
  *
@@ -76,15 +97,11 @@ u64 tern_device_clock_ns(struct tern_device *tdev)
  */
 void tern_device_tlb_invalidate(struct tern_device *tdev)
 {
-	unsigned int i;
 	int idx;
 
 	if (!drm_dev_enter(&tdev->drm, &idx))
 		return;
-	mutex_lock(&tdev->reset_lock);
-	for (i = 0; i < tdev->engine_count; i++)
-		tern_engine_tlb_invalidate(&tdev->engines[i]);
-	mutex_unlock(&tdev->reset_lock);
+	__tern_device_tlb_invalidate(tdev);
 	drm_dev_exit(idx);
 }
 
@@ -100,7 +117,7 @@ static bool tern_engine_state_busy(u32 state)
 }
 
 /**
- * tern_device_tlb_barrier() - wait until no engine can still use a
+ * __tern_device_tlb_barrier() - wait until no engine can still use a
  *	translation it made before the last TLB invalidation
  * @tdev: the device
  *
@@ -114,19 +131,17 @@ static bool tern_engine_state_busy(u32 state)
  * PREEMPTING) or the engine is IDLE: then memory the old translations
  * reached may be given to somebody else.  An engine that makes no
  * progress ends the wait through its reset, by the watchdog (the context
- * timeout); the wait has no other bound.  Reads only: holds no lock, so
- * that neither the watchdog nor a reset waits for it.  Ends once the
- * device is gone.
+ * timeout); the wait has no other bound, not even the device's unplug:
+ * the engines run until PCI remove resets them, after it waited for the
+ * caller.  Reads only: holds no lock, so that neither the watchdog nor a
+ * reset waits for it.
  *
- * Context: process context; may sleep.
+ * Context: process context; may sleep; inside drm_dev_enter().
  */
-void tern_device_tlb_barrier(struct tern_device *tdev)
+void __tern_device_tlb_barrier(struct tern_device *tdev)
 {
 	unsigned int i;
-	int idx;
 
-	if (!drm_dev_enter(&tdev->drm, &idx))
-		return;
 	for (i = 0; i < tdev->engine_count; i++) {
 		struct tern_engine *eng = &tdev->engines[i];
 		unsigned long warn = jiffies +
@@ -146,8 +161,7 @@ void tern_device_tlb_barrier(struct tern_device *tdev)
 		for (;;) {
 			state = TERN_ENG_STATE(tern_eng_read(eng, TERN_ENG_STATUS));
 			if (!tern_engine_state_busy(state) ||
-			    READ_ONCE(eng->lost) ||
-			    drm_dev_is_unplugged(&tdev->drm))
+			    READ_ONCE(eng->lost))
 				break;
 			if (state != TERN_ENG_STATE_RESETTING &&
 			    tern_eng_read(eng, TERN_ENG_PROGRESS) != progress)
@@ -161,7 +175,6 @@ void tern_device_tlb_barrier(struct tern_device *tdev)
 			delay = min(delay * 2, 1000u);
 		}
 	}
-	drm_dev_exit(idx);
 }
 
 /**

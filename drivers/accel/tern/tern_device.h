@@ -108,6 +108,9 @@
  * @movers: validations whose moves are counted for somebody
  *	(&tern_ttm_mover.link)
  * @movers_lock: protects @movers
+ * @residency_lock: serialises the validations that move LOCAL BOs into
+ *	local memory (tern_residency.c): one at a time takes local memory,
+ *	so that two jobs cannot evict each other's BOs in turn forever
  */
 struct tern_device {
 	struct drm_device drm;
@@ -163,6 +166,7 @@ struct tern_device {
 	struct tern_bind_queue paging_queue;
 	struct list_head movers;
 	spinlock_t movers_lock; /* protects @movers */
+	struct mutex residency_lock; /* see above */
 };
 
 struct tern_raw_nop;
@@ -218,7 +222,8 @@ int tern_device_init(struct tern_device *tdev);
 void tern_device_fini(struct tern_device *tdev);
 int tern_device_reset(struct tern_device *tdev);
 u64 tern_device_clock_ns(struct tern_device *tdev);
+void __tern_device_tlb_invalidate(struct tern_device *tdev);
 void tern_device_tlb_invalidate(struct tern_device *tdev);
-void tern_device_tlb_barrier(struct tern_device *tdev);
+void __tern_device_tlb_barrier(struct tern_device *tdev);
 
 #endif /* __TERN_DEVICE_H__ */

@@ -55,6 +55,8 @@
  *
  * - &tern_file.lock (contexts of a file)
  * - &tern_context.submit_lock (closed flag, seqno, arm and push of a job)
+ * - &tern_device.residency_lock (a submit or a map that moves LOCAL BOs
+ *   into local memory)
  * - reservation objects of the VM and the BOs (locked together by one
  *   drm_exec transaction)
  * - &tern_device.contexts_lock (debugfs list, placement of new contexts)
@@ -102,7 +104,8 @@
  * invalidation after an unmap (by the bind worker).  Nothing sleeps under
  * the spinlocks; the scheduler's completion work and watchdog run on the
  * ordered &tern_device.wq and never concurrently.  They, run_job and the
- * bind worker (tern_vm_bind.c) are fence-signalling sections
+ * bind worker (tern_vm_bind.c), and a move of a mapped BO while it holds
+ * the address spaces (tern_vm_move.c), are fence-signalling sections
  * (dma_fence_begin_signalling()): nothing there allocates memory that
  * reclaim could wait for; the bind worker waits only for the fence of its
  * own update's job.

@@ -550,10 +550,18 @@ out_exit:
 static int tern_bo_pin_once(struct tern_bo *bo, struct tern_bo_backing *backing)
 {
 	struct ttm_buffer_object *tbo = &bo->tbo;
+	struct tern_device *tdev = to_tern_device(tbo->base.dev);
+	bool serial = bo->placement == DRM_TERN_BO_PLACEMENT_LOCAL;
 	struct ww_acquire_ctx ticket;
 	struct sg_table *sgt;
 	int ret;
 
+	/* taking local memory: one at a time, as the submits do */
+	if (serial) {
+		ret = mutex_lock_interruptible(&tdev->residency_lock);
+		if (ret)
+			return ret;
+	}
 	/*
 	 * With a ticket, TTM may sleep on the reservation of a victim it
 	 * evicts to make room (without one, it only tries the lock).
@@ -581,6 +589,8 @@ out_unreserve:
 	ttm_bo_unreserve(tbo);
 out_fini:
 	ww_acquire_fini(&ticket);
+	if (serial)
+		mutex_unlock(&tdev->residency_lock);
 	return ret;
 }
 

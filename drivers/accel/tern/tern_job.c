@@ -459,6 +459,7 @@ static int tern_job_lock_resident(struct tern_device *tdev, struct tern_job *job
 			.gfp_retry_mayfail = true,
 		},
 	};
+	bool serial = false;
 	unsigned long end;
 	int ret;
 
@@ -466,8 +467,22 @@ static int tern_job_lock_resident(struct tern_device *tdev, struct tern_job *job
 	if (ret || !tern_residency_needed(job->bos, job->bo_count))
 		return ret;
 
-	end = jiffies + msecs_to_jiffies(TERN_RESIDENCY_RETRY_MS);
 	tern_ttm_mover_begin(tdev, &m);
+	/*
+	 * Moving LOCAL BOs in takes local memory: one submit at a time,
+	 * outside the reservations (which it locks again).
+	 */
+	if (tern_residency_must_move(job->bos, job->bo_count)) {
+		drm_exec_fini(exec);
+		ret = mutex_lock_interruptible(&tdev->residency_lock);
+		if (ret)
+			goto out;
+		serial = true;
+		ret = tern_job_lock_resvs(job, exec);
+		if (ret)
+			goto out;
+	}
+	end = jiffies + msecs_to_jiffies(TERN_RESIDENCY_RETRY_MS);
 	for (;;) {
 		ret = tern_residency_validate(tdev, job->bos, job->bo_count, &m);
 		if (ret != -EAGAIN)
@@ -476,6 +491,7 @@ static int tern_job_lock_resident(struct tern_device *tdev, struct tern_job *job
 		if (time_after(jiffies, end))
 			goto out;
 		atomic64_inc(&tdev->paging.residency_retries);
+		/* the lock is kept: what was paged in stays for the retry */
 		if (msleep_interruptible(10)) {
 			ret = -ERESTARTSYS;
 			goto out;
@@ -487,6 +503,8 @@ static int tern_job_lock_resident(struct tern_device *tdev, struct tern_job *job
 	if (ret)
 		drm_exec_fini(exec);
 out:
+	if (serial)
+		mutex_unlock(&tdev->residency_lock);
 	tern_ttm_mover_end(tdev, &m);
 	/* what moved, moved, even for a job that is not queued after all */
 	tern_job_count_paging(job->ctx, &m);

@@ -46,7 +46,7 @@ enum tern_paging_kind {
  *	update, or the copy engine failed it)
  * @residency_retries: submits that backed off and tried again to make
  *	their BOs resident
- * @tlb_barriers: engines waited for by tern_device_tlb_barrier()
+ * @tlb_barriers: engines waited for by __tern_device_tlb_barrier()
  */
 struct tern_paging {
 	void *null_root;

@@ -12,6 +12,7 @@
 #include "tern_gem.h"
 #include "tern_residency.h"
 #include "tern_ttm.h"
+#include "tern_vm.h"
 
 /**
  * DOC: residency
@@ -36,6 +37,13 @@
  * is busy, so a job's BOs stay resident until it ends, and no job waits
  * for another process's paging.  The listed BOs go to the tail of TTM's
  * LRU list, so that the least recently used are evicted first.
+ *
+ * The submits that must move LOCAL BOs in take local memory one at a time
+ * (&tern_device.residency_lock, outside the reservations), and so do the
+ * maps of LOCAL BOs: otherwise two jobs whose BOs fit local memory only
+ * one job at a time could each page theirs in, evicting the other's, for
+ * ever.  One that waits for room keeps the lock, so that what it paged in
+ * meanwhile stays.
  *
  * A job whose LOCAL BOs cannot fit local memory together fails with
  * -ENOSPC.  A LOCAL BO that a map still in flight pins in system memory
@@ -73,6 +81,29 @@ bool tern_residency_needed(struct drm_gem_object **bos, u32 count)
 	return false;
 }
 
+/**
+ * tern_residency_must_move() - whether a job's LOCAL BOs must move
+ * @bos: the job's BOs, reserved
+ * @count: how many
+ *
+ * Return: true if a LOCAL BO among them is not in local memory: making it
+ * resident takes local memory, under &tern_device.residency_lock.
+ */
+bool tern_residency_must_move(struct drm_gem_object **bos, u32 count)
+{
+	u32 i;
+
+	for (i = 0; i < count; i++) {
+		struct tern_bo *bo = tern_residency_bo(bos[i]);
+
+		if (bo && bo->placement == DRM_TERN_BO_PLACEMENT_LOCAL &&
+		    (!bo->tbo.resource ||
+		     bo->tbo.resource->mem_type != TERN_PL_LOCAL))
+			return true;
+	}
+	return false;
+}
+
 /* Whether @bos[i] is listed before index @i too. */
 static bool tern_residency_dup(struct drm_gem_object **bos, u32 i)
 {
@@ -100,6 +131,9 @@ static int tern_residency_local(struct tern_bo *bo, struct tern_ttm_mover *m)
 		 */
 		return bo->attach_pins ? -EBUSY : 0;
 	}
+	/* mapped where a change failed: it stays, don't evict for it */
+	if (tern_vm_bo_stuck(bo))
+		return -EBUSY;
 	ret = ttm_bo_validate(tbo, &tern_placement_local, &m->ctx);
 	/*
 	 * TTM says -ENOMEM when it found no room even after evicting what

@@ -15,6 +15,7 @@ struct tern_ttm_mover;
 #define TERN_RESIDENCY_RETRY_MS	1000
 
 bool tern_residency_needed(struct drm_gem_object **bos, u32 count);
+bool tern_residency_must_move(struct drm_gem_object **bos, u32 count);
 int tern_residency_validate(struct tern_device *tdev,
 			    struct drm_gem_object **bos, u32 count,
 			    struct tern_ttm_mover *m);

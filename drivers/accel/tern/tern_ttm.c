@@ -497,8 +497,14 @@ static int tern_ttm_move_local(struct ttm_buffer_object *tbo, bool evict,
 	 */
 	if (tern_bo_movable(bo) && (in || sgt)) {
 		ret = tern_vm_bo_move_begin(bo, &mv);
-		/* the device is gone: nothing reaches either place */
-		if (ret == -ENODEV)
+		/*
+		 * The device is being removed: its engines may still run
+		 * until PCI remove resets them, through the mappings that
+		 * could not follow.  Out of local memory, which nothing hands
+		 * out again, the BO leaves; into it, it stays in system
+		 * memory, where the mappings are.
+		 */
+		if (ret == -ENODEV && !in)
 			goto cleanup;
 		if (ret)
 			return ret;
@@ -650,6 +656,9 @@ int tern_ttm_init(struct tern_device *tdev)
 	spin_lock_init(&tdev->tt_dma_list_lock);
 	INIT_LIST_HEAD(&tdev->movers);
 	spin_lock_init(&tdev->movers_lock);
+	ret = drmm_mutex_init(&tdev->drm, &tdev->residency_lock);
+	if (ret)
+		return ret;
 	init_rwsem(&tdev->tt_dma_sem);
 	ret = ttm_device_init(&tdev->ttm, &tern_ttm_funcs, drm->dev,
 			      drm->anon_inode->i_mapping,

@@ -104,7 +104,9 @@
  * @backing: where the device reaches a map's BO, pinned
  * @pins: pins of @bo's pages the operation holds: its own, until the map
  *	makes the BO's first mapping in the VM, which hands it to the VM;
- *	plus the VM's, which an undo of the BO's last mapping hands back
+ *	plus the VM's, which an undo of the BO's last mapping hands back.  A
+ *	BO that moves keeps its own until the bind is reaped, and the VM
+ *	none
  * @applied: the operation changed the VA tree (and the budget) and is
  *	neither undone nor run: what it changed is still its own
  * @charge: page tables a map is charged for until it ran
@@ -260,7 +262,7 @@ static void tern_vm_fence_init(struct tern_vm *vm, struct tern_vm_fence *f,
  * then the staged entries; and its job.
  */
 int tern_vm_update_alloc_room(struct tern_vm *vm, struct tern_vm_update *u,
-			      const struct tern_pt_update_room *room_in)
+			      const struct tern_pt_update_room *room_in, gfp_t gfp)
 {
 	struct tern_pt_update_room r = *room_in, *room = &r;
 	int ret;
@@ -268,8 +270,7 @@ int tern_vm_update_alloc_room(struct tern_vm *vm, struct tern_vm_update *u,
 	u->staging = round_up(room->cmd_bytes, 64);
 	u->staging_bytes = room->staging_bytes;
 	u->size = u->staging + room->staging_bytes;
-	u->cpu = dma_alloc_coherent(vm->tdev->drm.dev, u->size, &u->dma,
-				    GFP_KERNEL_ACCOUNT);
+	u->cpu = dma_alloc_coherent(vm->tdev->drm.dev, u->size, &u->dma, gfp);
 	if (!u->cpu)
 		return -ENOMEM;
 	ret = tern_bind_prepare(vm->tdev, room->cmd_bytes, &u->run);
@@ -286,7 +287,7 @@ static int tern_vm_update_alloc(struct tern_vm *vm, struct tern_vm_update *u,
 	struct tern_pt_update_room room;
 
 	tern_pt_update_size_max(va, range / TERN_PAGE_SIZE, &room);
-	return tern_vm_update_alloc_room(vm, u, &room);
+	return tern_vm_update_alloc_room(vm, u, &room, GFP_KERNEL_ACCOUNT);
 }
 
 /* Idempotent; frees DMA memory of the device, so before PCI remove ends. */
@@ -362,7 +363,8 @@ static int tern_vm_put_run(struct tern_vm *vm, u64 va, const u64 *addrs, u64 n,
  * Records the entries in chunks of @vm->map_addrs, inside an open update
  * whose tables are in its pool (or with no update open: written at once).
  * Only a map of a BO whose sg table is shorter than it (an exporter's bug)
- * fails, and then what was recorded is unmapped again in the same update.
+ * fails, and then what was recorded is unmapped again in the same update;
+ * a retarget fails only for a bug (a bad address), and leaves the rest.
  * A BO in local memory is walked block by block.
  *
  * Return: 0 or a negative errno.
@@ -1049,15 +1051,14 @@ static void tern_vm_reap_work(struct work_struct *work)
 	mutex_lock(&vm->lock);
 	list_splice_init(&vm->done, &done);
 	mutex_unlock(&vm->lock);
-	list_for_each_entry_safe(bind, next, &done, link) {
+	/*
+	 * A BO that moves is pinned by its map only until the map ran (or
+	 * will not run): from here its mappings follow it.  Every bind's
+	 * first, before the waits for the jobs below, which may be long.
+	 */
+	list_for_each_entry(bind, &done, link) {
 		u32 i;
 
-		list_del_init(&bind->link);
-		/*
-		 * A BO that moves is pinned by its map only until the map
-		 * ran (or will not run): from here its mappings follow it.
-		 * Before the wait for the jobs below, which may be long.
-		 */
 		for (i = 0; i < bind->nr_ops; i++) {
 			struct tern_vm_op *op = &bind->ops[i];
 
@@ -1066,6 +1067,9 @@ static void tern_vm_reap_work(struct work_struct *work)
 			for (; op->pins; op->pins--)
 				tern_bo_unpin(op->bo);
 		}
+	}
+	list_for_each_entry_safe(bind, next, &done, link) {
+		list_del_init(&bind->link);
 		if (!bind->waited && !list_empty(&bind->garbage.link))
 			tern_vm_reap(vm, &bind->garbage);
 		tern_vm_bind_put(bind);
@@ -1949,12 +1953,13 @@ static void tern_vm_binds_stop(struct tern_vm *vm, bool unplug, int error)
 
 		queue_work(vm->tdev->bind.wq, &vm->bind_work);
 		flush_work(&vm->bind_work);
-		wait_var_event(&vm->running, !READ_ONCE(vm->running));
+		/* a bind leaves the queue once its DMA memory is freed */
 		mutex_lock(&vm->lock);
-		idle = list_empty(&vm->binds) && !vm->running;
+		idle = list_empty(&vm->binds);
 		mutex_unlock(&vm->lock);
 		if (idle)
 			break;
+		wait_var_event(&vm->running, !READ_ONCE(vm->running));
 	}
 }
 

@@ -4,6 +4,7 @@
  */
 
 #include <linux/dma-fence.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/wait_bit.h>
@@ -27,7 +28,7 @@
  * (tern_ttm.c) once the data is at the new place and before the old one is
  * freed, rewrite the entries
  * of every mapping of the BO in every address space (a *retarget*), then
- * invalidates the TLBs and waits, with tern_device_tlb_barrier(), until no
+ * invalidates the TLBs and waits, with __tern_device_tlb_barrier(), until no
  * engine can still use a translation to the old place.  So the old place
  * is never given to another BO while a job could reach it, whether or not
  * the job listed the BO; a job that uses a BO it does not list may lose
@@ -94,8 +95,12 @@ static void tern_vm_runner_put(struct tern_vm *vm)
 	wake_up_var(&vm->running);
 }
 
-/* updates a move allocates for the mappings of one address space, at most */
-#define TERN_MOVE_MAX_UPDATES	16
+/*
+ * Updates a move allocates, at most, for all its address spaces, and the
+ * largest: the CPU writes the other mappings.
+ */
+#define TERN_MOVE_MAX_UPDATES		16
+#define TERN_MOVE_MAX_UPDATE_BYTES	SZ_1M
 
 /**
  * struct tern_move_range - a mapping of the moved BO, and its update
@@ -166,20 +171,24 @@ static u32 tern_vm_move_list(struct tern_vm *vm, struct tern_bo *bo,
 /*
  * Allocate, before the address space is held, an update for each mapping
  * of @bo in it: holding it holds up its binds' fences, so nothing is
- * allocated then.  What fails here is written by the CPU later, and so is
- * a BO mapped more than %TERN_MOVE_MAX_UPDATES times in one address space:
- * a move costs at most that many updates per address space, whatever a
- * process makes of its mappings.
+ * allocated then.  What fails here is written by the CPU later, and so
+ * are the mappings beyond the move's @budget of updates (whatever
+ * processes make of their mappings, a move costs at most
+ * %TERN_MOVE_MAX_UPDATES of them) and those whose update would be larger
+ * than %TERN_MOVE_MAX_UPDATE_BYTES.  Nothing here waits for reclaim.
  */
-static void tern_vm_move_prepare(struct tern_move_vm *mvm, struct tern_bo *bo)
+static void tern_vm_move_prepare(struct tern_move_vm *mvm, struct tern_bo *bo,
+				 u32 *budget)
 {
+	const gfp_t gfp = GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN;
 	u32 n, listed, i;
 
-	n = tern_vm_move_list(mvm->vm, bo, NULL, 0);
-	if (!n || n > TERN_MOVE_MAX_UPDATES)
+	if (READ_ONCE(mvm->vm->released))
 		return;
-	mvm->ranges = kcalloc(n, sizeof(*mvm->ranges),
-			      GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
+	n = tern_vm_move_list(mvm->vm, bo, NULL, 0);
+	if (!n || n > *budget)
+		return;
+	mvm->ranges = kcalloc(n, sizeof(*mvm->ranges), gfp);
 	if (!mvm->ranges)
 		return;
 	/* a cut may have added pieces meanwhile: they go by the CPU */
@@ -190,8 +199,11 @@ static void tern_vm_move_prepare(struct tern_move_vm *mvm, struct tern_bo *bo)
 		struct tern_pt_update_room room;
 
 		tern_pt_retarget_size(r->va, r->range / TERN_PAGE_SIZE, &room);
-		if (tern_vm_update_alloc_room(mvm->vm, &r->update, &room))
+		if (room.cmd_bytes + room.staging_bytes > TERN_MOVE_MAX_UPDATE_BYTES)
+			continue;
+		if (tern_vm_update_alloc_room(mvm->vm, &r->update, &room, gfp))
 			break;
+		(*budget)--;
 	}
 }
 
@@ -386,7 +398,7 @@ int tern_vm_bo_move_begin(struct tern_bo *bo, struct tern_vm_move *mv)
 {
 	struct tern_device *tdev = to_tern_device(tern_bo_obj(bo)->dev);
 	struct drm_gpuvm_bo *vm_bo;
-	u32 n, i;
+	u32 n, i, budget;
 
 	dma_resv_assert_held(tern_bo_obj(bo)->resv);
 	mv->vms = NULL;
@@ -417,8 +429,8 @@ int tern_vm_bo_move_begin(struct tern_bo *bo, struct tern_vm_move *mv)
 	}
 	mutex_unlock(&bo->gpuva_lock);
 
-	for (i = 0; i < mv->nr_vms; i++)
-		tern_vm_move_prepare(&mv->vms[i], bo);
+	for (i = 0, budget = TERN_MOVE_MAX_UPDATES; i < mv->nr_vms; i++)
+		tern_vm_move_prepare(&mv->vms[i], bo, &budget);
 	sort(mv->vms, mv->nr_vms, sizeof(*mv->vms), tern_vm_move_cmp, NULL);
 	mv->cookie = dma_fence_begin_signalling();
 	for (i = 0; i < mv->nr_vms; i++) {
@@ -472,8 +484,8 @@ void tern_vm_bo_move_end(struct tern_bo *bo, const struct tern_bo_backing *to,
 		 * engines' go now, then wait for the chunks they translated
 		 * before.
 		 */
-		tern_device_tlb_invalidate(tdev);
-		tern_device_tlb_barrier(tdev);
+		__tern_device_tlb_invalidate(tdev);
+		__tern_device_tlb_barrier(tdev);
 	}
 	drm_dev_exit(mv->idx);
 }

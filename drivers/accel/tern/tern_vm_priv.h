@@ -84,17 +84,19 @@ struct tern_vm_garbage {
  *	%DRM_TERN_VM_BIND_QUEUE_MAX
  * @executing: a runner of the binds is recording or running one: cancels
  *	leave that one alone
- * @running: a runner of the binds (the worker, or an ioctl whose bind is
- *	alone) is at work: another one returns at once, PCI remove and close
- *	wait until none is
+ * @running: a runner of the binds (the worker, an ioctl whose bind is
+ *	alone, or the move of a BO the VM maps, tern_vm_move.c) is at work:
+ *	another one returns at once (a move waits), PCI remove and close wait
+ *	until none is
  * @closing: the file is gone: no bind is queued any more
  * @bind_work: runs the binds in order (the device's bind workqueue)
  * @reap_work: cleans up after them
  * @map_addrs: page addresses handed to tern_pt_map() at a time, used by
  *	the runner of the binds only
  * @unplugged: the device is gone and @pt with it
- * @released: the last reference went: the VM is being torn down, and no
- *	move of a BO changes it any more (tern_vm_bo_move_begin())
+ * @released: the last reference went and the VM's jobs all ended: the VM
+ *	is being torn down, and no move of a BO changes it any more
+ *	(tern_vm_bo_move_begin())
  * @error: a change failed on the device: the device's tables may differ
  *	from @pt, so no other change is made
  * @bind_error: error of the last bind that failed
@@ -157,8 +159,9 @@ struct tern_vm {
  * @base: the gpuvm's (VM, BO) pair, on the BO's list of address spaces
  *	that map it; each mapping linked to it holds a reference
  * @mappings: mappings of the BO in the VM, queued and removed ones not
- *	yet reaped included; while it is not 0, the VM holds one pin of the
- *	BO's pages and counts the BO in &tern_vm.pinned.  Under
+ *	yet reaped included; while it is not 0, the VM counts the BO in
+ *	&tern_vm.pinned and, unless the BO moves (tern_bo_movable()), holds
+ *	one pin of its pages.  Under
  *	&tern_vm.lock and &tern_bo.gpuva_lock.
  */
 struct tern_vm_bo {
@@ -241,7 +244,7 @@ void tern_vm_retire(struct tern_vm *vm, struct tern_vm_garbage *g);
 void tern_vm_reap(struct tern_vm *vm, struct tern_vm_garbage *g);
 
 int tern_vm_update_alloc_room(struct tern_vm *vm, struct tern_vm_update *u,
-			      const struct tern_pt_update_room *room);
+			      const struct tern_pt_update_room *room, gfp_t gfp);
 void tern_vm_update_free(struct tern_vm *vm, struct tern_vm_update *u);
 void tern_vm_update_begin(struct tern_vm *vm, struct tern_vm_update *u,
 			  u64 va, u64 range);
