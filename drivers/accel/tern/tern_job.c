@@ -474,9 +474,10 @@ static int tern_job_lock_resident(struct tern_device *tdev, struct tern_job *job
 	 */
 	if (tern_residency_must_move(job->bos, job->bo_count)) {
 		drm_exec_fini(exec);
-		ret = mutex_lock_interruptible(&tdev->residency_lock);
-		if (ret)
+		if (mutex_lock_interruptible(&tdev->residency_lock)) {
+			ret = -ERESTARTSYS;
 			goto out;
+		}
 		serial = true;
 		ret = tern_job_lock_resvs(job, exec);
 		if (ret)
@@ -484,12 +485,18 @@ static int tern_job_lock_resident(struct tern_device *tdev, struct tern_job *job
 	}
 	end = jiffies + msecs_to_jiffies(TERN_RESIDENCY_RETRY_MS);
 	for (;;) {
-		ret = tern_residency_validate(tdev, job->bos, job->bo_count, &m);
+		ret = tern_residency_validate(tdev, job->bos, job->bo_count, &m,
+					      serial);
 		if (ret != -EAGAIN)
 			break;
 		drm_exec_fini(exec);
 		if (time_after(jiffies, end))
 			goto out;
+		/* PCI remove waits for this ioctl */
+		if (drm_dev_is_unplugged(&tdev->drm)) {
+			ret = -ENODEV;
+			goto out;
+		}
 		atomic64_inc(&tdev->paging.residency_retries);
 		/* the lock is kept: what was paged in stays for the retry */
 		if (msleep_interruptible(10)) {

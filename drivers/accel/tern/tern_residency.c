@@ -48,10 +48,11 @@
  * A job whose LOCAL BOs cannot fit local memory together fails with
  * -ENOSPC.  A LOCAL BO that a map still in flight pins in system memory
  * (a map that found local memory full, whose bind has not run yet) stays
- * there for the job.  If they could but local memory is held by busy or
- * pinned BOs,
- * or by another transaction, this returns -EAGAIN and the submit tries
- * again, its locks dropped, for up to %TERN_RESIDENCY_RETRY_MS; then the
+ * there for the job, and so does one busy there (a job runs with it so):
+ * a submit never waits for another job with local memory locked.  If the
+ * BOs could fit but local memory is held by busy or pinned BOs, or by
+ * another transaction, this returns -EAGAIN and the submit tries again,
+ * its reservations dropped, for up to %TERN_RESIDENCY_RETRY_MS; then the
  * ioctl fails with -EAGAIN.  A LOCAL BO pinned in system memory by
  * another device's dma-buf attachment cannot move: -EBUSY.
  */
@@ -120,9 +121,9 @@ static int tern_residency_local(struct tern_bo *bo, struct tern_ttm_mover *m)
 	struct ttm_buffer_object *tbo = &bo->tbo;
 	int ret;
 
+	if (tbo->resource && tbo->resource->mem_type == TERN_PL_LOCAL)
+		return 0;
 	if (tbo->pin_count) {
-		if (tbo->resource && tbo->resource->mem_type == TERN_PL_LOCAL)
-			return 0;
 		/*
 		 * An attachment keeps it in system memory.  A map still in
 		 * flight pins it until the map ran, maybe after the in-fences
@@ -131,6 +132,13 @@ static int tern_residency_local(struct tern_bo *bo, struct tern_ttm_mover *m)
 		 */
 		return bo->attach_pins ? -EBUSY : 0;
 	}
+	/*
+	 * Busy in system memory: a job runs (or waits to) with it there,
+	 * placed so for the exception above.  This one does too, rather
+	 * than wait for that one with local memory locked for everybody.
+	 */
+	if (!dma_resv_test_signaled(tbo->base.resv, DMA_RESV_USAGE_BOOKKEEP))
+		return 0;
 	/* mapped where a change failed: it stays, don't evict for it */
 	if (tern_vm_bo_stuck(bo))
 		return -EBUSY;
@@ -144,13 +152,18 @@ static int tern_residency_local(struct tern_bo *bo, struct tern_ttm_mover *m)
 	return ret;
 }
 
-static void tern_residency_preferred(struct tern_bo *bo,
+static void tern_residency_preferred(struct tern_device *tdev,
+				     struct tern_bo *bo, bool serial,
 				     struct tern_ttm_mover *m)
 {
 	struct ttm_buffer_object *tbo = &bo->tbo;
 
-	/* where it is will do: never wait nor evict for it */
-	if (tbo->pin_count ||
+	/*
+	 * Where it is will do: never wait nor evict for it, nor take the
+	 * room a submit that waits for local memory made.
+	 */
+	if ((!serial && mutex_is_locked(&tdev->residency_lock)) ||
+	    tbo->pin_count ||
 	    (tbo->resource && tbo->resource->mem_type == TERN_PL_LOCAL) ||
 	    !dma_resv_test_signaled(tbo->base.resv, DMA_RESV_USAGE_BOOKKEEP))
 		return;
@@ -168,6 +181,7 @@ static void tern_residency_preferred(struct tern_bo *bo,
  *	the caller's drm_exec transaction
  * @count: how many
  * @m: the mover, registered (tern_ttm_mover_begin()): counts the paging
+ * @serial: the caller holds &tern_device.residency_lock
  *
  * See "DOC: residency".
  *
@@ -179,7 +193,7 @@ static void tern_residency_preferred(struct tern_bo *bo,
  */
 int tern_residency_validate(struct tern_device *tdev,
 			    struct drm_gem_object **bos, u32 count,
-			    struct tern_ttm_mover *m)
+			    struct tern_ttm_mover *m, bool serial)
 {
 	struct ttm_resource_manager *man = ttm_manager_type(&tdev->ttm,
 							    TERN_PL_LOCAL);
@@ -210,7 +224,7 @@ int tern_residency_validate(struct tern_device *tdev,
 		struct tern_bo *bo = tern_residency_bo(bos[i]);
 
 		if (bo && bo->placement == DRM_TERN_BO_PLACEMENT_LOCAL_PREFERRED)
-			tern_residency_preferred(bo, m);
+			tern_residency_preferred(tdev, bo, serial, m);
 	}
 	/* used now: the last to be evicted */
 	spin_lock(&tdev->ttm.lru_lock);

@@ -18,6 +18,6 @@ bool tern_residency_needed(struct drm_gem_object **bos, u32 count);
 bool tern_residency_must_move(struct drm_gem_object **bos, u32 count);
 int tern_residency_validate(struct tern_device *tdev,
 			    struct drm_gem_object **bos, u32 count,
-			    struct tern_ttm_mover *m);
+			    struct tern_ttm_mover *m, bool serial);
 
 #endif /* __TERN_RESIDENCY_H__ */

@@ -1946,7 +1946,8 @@ static void tern_vm_binds_stop(struct tern_vm *vm, bool unplug, int error)
 	 * The worker returns at once while another runner is at work: an
 	 * ioctl that runs binds itself, or the move of a BO (tern_vm_move.c),
 	 * which hands what is queued back to the worker when it is done.
-	 * Until the queue is empty with no runner.
+	 * Until the queue is empty (a bind leaves it once its DMA memory
+	 * is freed).
 	 */
 	for (;;) {
 		bool idle;

@@ -175,7 +175,8 @@ static u32 tern_vm_move_list(struct tern_vm *vm, struct tern_bo *bo,
  * are the mappings beyond the move's @budget of updates (whatever
  * processes make of their mappings, a move costs at most
  * %TERN_MOVE_MAX_UPDATES of them) and those whose update would be larger
- * than %TERN_MOVE_MAX_UPDATE_BYTES.  Nothing here waits for reclaim.
+ * than %TERN_MOVE_MAX_UPDATE_BYTES.  The large allocations do not retry
+ * reclaim.
  */
 static void tern_vm_move_prepare(struct tern_move_vm *mvm, struct tern_bo *bo,
 				 u32 *budget)

@@ -86,8 +86,9 @@ struct tern_vm_garbage {
  *	leave that one alone
  * @running: a runner of the binds (the worker, an ioctl whose bind is
  *	alone, or the move of a BO the VM maps, tern_vm_move.c) is at work:
- *	another one returns at once (a move waits), PCI remove and close wait
- *	until none is
+ *	another one returns at once (a move waits); PCI remove and close wait
+ *	until no bind is queued (each leaves the queue once its DMA memory is
+ *	freed), the release until none is
  * @closing: the file is gone: no bind is queued any more
  * @bind_work: runs the binds in order (the device's bind workqueue)
  * @reap_work: cleans up after them
