@@ -474,6 +474,23 @@ static struct tern_pt_node *tern_pt_leaf(struct tern_pt *pt, u64 va)
 	return node;
 }
 
+/* The arguments of tern_pt_map() and tern_pt_retarget(): 0 or -errno. */
+static int tern_pt_check_pages(u64 va, const u64 *page_addrs, u64 npages,
+			       u64 pte_flags)
+{
+	u64 i;
+
+	if (!npages || va % TERN_PAGE_SIZE || pte_flags & ~TERN_PT_LEAF_FLAGS)
+		return -EINVAL;
+	if (va >= TERN_VA_LIMIT ||
+	    npages > (TERN_VA_LIMIT - va) >> TERN_PAGE_SHIFT)
+		return -ERANGE;
+	for (i = 0; i < npages; i++)
+		if (page_addrs[i] & ~TERN_PTE_ADDR_MASK)
+			return -EINVAL;
+	return 0;
+}
+
 /**
  * tern_pt_map() - map pages at consecutive VAs
  * @pt: the tree
@@ -497,14 +514,9 @@ int tern_pt_map(struct tern_pt *pt, u64 va, const u64 *page_addrs, u64 npages,
 	u64 i;
 	int ret;
 
-	if (!npages || va % TERN_PAGE_SIZE || pte_flags & ~TERN_PT_LEAF_FLAGS)
-		return -EINVAL;
-	if (va >= TERN_VA_LIMIT ||
-	    npages > (TERN_VA_LIMIT - va) >> TERN_PAGE_SHIFT)
-		return -ERANGE;
-	for (i = 0; i < npages; i++)
-		if (page_addrs[i] & ~TERN_PTE_ADDR_MASK)
-			return -EINVAL;
+	ret = tern_pt_check_pages(va, page_addrs, npages, pte_flags);
+	if (ret)
+		return ret;
 
 	for (i = 0; i < npages; i++) {
 		u64 cur = va + (i << TERN_PAGE_SHIFT);
@@ -566,16 +578,12 @@ s64 tern_pt_retarget(struct tern_pt *pt, u64 va, const u64 *page_addrs,
 {
 	struct tern_pt_node *leaf = NULL;
 	s64 done = 0;
+	int ret;
 	u64 i;
 
-	if (!npages || va % TERN_PAGE_SIZE || pte_flags & ~TERN_PT_LEAF_FLAGS)
-		return -EINVAL;
-	if (va >= TERN_VA_LIMIT ||
-	    npages > (TERN_VA_LIMIT - va) >> TERN_PAGE_SHIFT)
-		return -ERANGE;
-	for (i = 0; i < npages; i++)
-		if (page_addrs[i] & ~TERN_PTE_ADDR_MASK)
-			return -EINVAL;
+	ret = tern_pt_check_pages(va, page_addrs, npages, pte_flags);
+	if (ret)
+		return ret;
 	for (i = 0; i < npages; i++) {
 		u64 cur = va + (i << TERN_PAGE_SHIFT);
 		unsigned int idx = TERN_PT_INDEX(cur, 0);
@@ -681,18 +689,14 @@ u64 tern_pt_tables_needed(struct tern_pt *pt, u64 va, u64 npages)
  */
 int tern_pt_lookup(struct tern_pt *pt, u64 va, u64 *pte)
 {
-	struct tern_pt_node *node = pt->root;
-	unsigned int level;
+	struct tern_pt_node *node;
 	u64 entry;
 
 	if (va >= TERN_VA_LIMIT)
 		return -ERANGE;
-
-	for (level = TERN_PT_ROOT_LEVEL; level > 0; level--) {
-		node = node->children[TERN_PT_INDEX(va, level)];
-		if (!node)
-			return -ENOENT;
-	}
+	node = tern_pt_find_leaf(pt, va);
+	if (!node)
+		return -ENOENT;
 	entry = tern_pt_get(pt, node, TERN_PT_INDEX(va, 0));
 	if (!(entry & TERN_PTE_VALID))
 		return -ENOENT;

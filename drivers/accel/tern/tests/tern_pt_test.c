@@ -1024,6 +1024,38 @@ static void tern_pt_update_random_model(struct kunit *test)
 }
 
 /*
+ * Run the update @b packet by packet: each entry is written once, from its
+ * old value to its new one, so a page of [@first, @first + @n) mapped
+ * before translates to the old or the new page at every point, never to
+ * none; one TLB invalidation; @model after.
+ */
+static void tern_expect_run_old_or_new(struct kunit *test,
+				       struct tern_pt_fixture *f,
+				       struct tern_fake_buf *b, const u64 *old,
+				       const u64 *model, u32 first, u32 n,
+				       unsigned int step)
+{
+	unsigned int off, tlb, i;
+
+	tern_expect_walks(test, f, old, "before", step);
+	for (off = 0, tlb = 0; off < b->dwords;) {
+		off = tern_fake_run_packet(test, &f->fa, b, off, &tlb);
+		for (i = first; i < first + n; i++) {
+			u64 walked = 0;
+			int wret = tern_fake_walk(&f->fa, tern_pt_root(&f->pt),
+						  MODEL_BASE + i * PAGE4K, &walked);
+
+			KUNIT_ASSERT_TRUE_MSG(test, (!wret && (walked == old[i] ||
+							       walked == model[i])) ||
+					      (wret == -ENOENT && !old[i]),
+					      "during: step %u page %u", step, i);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, tlb, 1);
+	tern_expect_walks(test, f, model, "after", step);
+}
+
+/*
  * A map that replaces (DRM_TERN_VM_BIND_REPLACE): in one update, sized by
  * tern_pt_update_size_max() with a pool filled for an empty tree, as
  * tern_vm makes it, unmap a random range whatever it holds (cutting the
@@ -1037,7 +1069,7 @@ static void tern_pt_update_replace_model(struct kunit *test)
 {
 	struct tern_pt_fixture *f = test->priv;
 	u64 state = 0x4e91ace, *model, *old, *pages;
-	unsigned int step, i, off, tlb, cuts = 0;
+	unsigned int step, i, cuts = 0;
 
 	model = kunit_kcalloc(test, MODEL_PAGES, sizeof(*model), GFP_KERNEL);
 	old = kunit_kcalloc(test, MODEL_PAGES, sizeof(*old), GFP_KERNEL);
@@ -1085,28 +1117,7 @@ static void tern_pt_update_replace_model(struct kunit *test)
 		KUNIT_ASSERT_EQ_MSG(test, f->pt.nr_tables, tern_pt_model_tables(model),
 				    "step %u", step);
 
-		tern_expect_walks(test, f, old, "before", step);
-		/*
-		 * Packet by packet: each entry is written once, from its old
-		 * value to its new one, so a page mapped before translates
-		 * to the old or the new page at every point, never to none.
-		 */
-		for (off = 0, tlb = 0; off < b.dwords;) {
-			off = tern_fake_run_packet(test, &f->fa, &b, off, &tlb);
-			for (i = first; i < first + n; i++) {
-				u64 walked = 0;
-				int wret = tern_fake_walk(&f->fa, tern_pt_root(&f->pt),
-							  MODEL_BASE + i * PAGE4K,
-							  &walked);
-
-				KUNIT_ASSERT_TRUE_MSG(test, (!wret && (walked == old[i] ||
-								       walked == model[i])) ||
-						      (wret == -ENOENT && !old[i]),
-						      "during: step %u page %u", step, i);
-			}
-		}
-		KUNIT_EXPECT_EQ(test, tlb, 1);
-		tern_expect_walks(test, f, model, "after", step);
+		tern_expect_run_old_or_new(test, f, &b, old, model, first, n, step);
 		tern_fake_reap(&f->fa);
 		KUNIT_ASSERT_EQ(test, tern_fake_live(&f->fa), f->pt.nr_tables);
 		/* now and then a hole, so that later steps replace sparse ranges */
@@ -1133,7 +1144,7 @@ static void tern_pt_update_retarget_model(struct kunit *test)
 {
 	struct tern_pt_fixture *f = test->priv;
 	u64 state = 0x7e7a49e7, *model, *old, *pages;
-	unsigned int step, i, off, tlb, holes = 0;
+	unsigned int step, i, holes = 0;
 
 	model = kunit_kcalloc(test, MODEL_PAGES, sizeof(*model), GFP_KERNEL);
 	old = kunit_kcalloc(test, MODEL_PAGES, sizeof(*old), GFP_KERNEL);
@@ -1204,23 +1215,7 @@ static void tern_pt_update_retarget_model(struct kunit *test)
 		f->fa.fail_at = 0;
 		KUNIT_ASSERT_EQ_MSG(test, f->pt.nr_tables, tables, "step %u", step);
 
-		tern_expect_walks(test, f, old, "before", step);
-		for (off = 0, tlb = 0; off < b.dwords;) {
-			off = tern_fake_run_packet(test, &f->fa, &b, off, &tlb);
-			for (i = first; i < first + n; i++) {
-				u64 walked = 0;
-				int wret = tern_fake_walk(&f->fa, tern_pt_root(&f->pt),
-							  MODEL_BASE + i * PAGE4K,
-							  &walked);
-
-				KUNIT_ASSERT_TRUE_MSG(test, (!wret && (walked == old[i] ||
-								       walked == model[i])) ||
-						      (wret == -ENOENT && !old[i]),
-						      "during: step %u page %u", step, i);
-			}
-		}
-		KUNIT_EXPECT_EQ(test, tlb, 1);
-		tern_expect_walks(test, f, model, "after", step);
+		tern_expect_run_old_or_new(test, f, &b, old, model, first, n, step);
 	}
 	/* both kinds of range were tried */
 	KUNIT_EXPECT_GT(test, holes, 5);
