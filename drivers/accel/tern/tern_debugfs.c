@@ -41,6 +41,10 @@
  * - contexts: every context of the device with its state, counters and
  *   last fault;
  * - vms: every address space with its mappings and binds;
+ * - jobs: "live" (jobs submitted and not yet released), "reaped"
+ *   (finished jobs released by a later submission), "freed_by_work" and
+ *   "free_work_runs" (released by the free work, and how often it ran;
+ *   see tern_job_reap());
  * - memory: "bos" (BOs not yet destroyed, imported and kernel-owned ones
  *   included), "bo_bytes" (the BOs created and not yet freed),
  *   "system_bytes" (the system pages allocated for the device's BOs,
@@ -117,6 +121,19 @@ static int tern_debugfs_vms(struct seq_file *m, void *data)
 	return 0;
 }
 
+static int tern_debugfs_jobs(struct seq_file *m, void *data)
+{
+	struct tern_device *tdev = entry_to_tdev(m);
+
+	seq_printf(m, "live: %d\n", atomic_read(&tdev->live_jobs));
+	seq_printf(m, "reaped: %lld\n", atomic64_read(&tdev->jobs_reaped));
+	seq_printf(m, "freed_by_work: %lld\n",
+		   atomic64_read(&tdev->jobs_freed_by_work));
+	seq_printf(m, "free_work_runs: %lld\n",
+		   atomic64_read(&tdev->free_work_runs));
+	return 0;
+}
+
 static int tern_debugfs_memory(struct seq_file *m, void *data)
 {
 	struct tern_device *tdev = entry_to_tdev(m);
@@ -153,6 +170,7 @@ static const struct drm_debugfs_info tern_debugfs_list[] = {
 	{ "queues", tern_debugfs_queues, 0 },
 	{ "contexts", tern_debugfs_contexts, 0 },
 	{ "vms", tern_debugfs_vms, 0 },
+	{ "jobs", tern_debugfs_jobs, 0 },
 	{ "memory", tern_debugfs_memory, 0 },
 };
 

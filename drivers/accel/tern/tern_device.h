@@ -71,7 +71,12 @@
  * @latch_lock: serialises reads of latching 64-bit counters (CLOCK,
  *	BUSY_NS, RUN_NS), which share one latch in the device
  * @free_jobs: finished jobs that did not go through drm_sched, to release
- * @free_work: releases @free_jobs (tern_job_free_work())
+ *	by the next submission (tern_job_reap())
+ * @free_work: releases @free_jobs when no submission came within
+ *	TERN_JOB_FREE_DELAY (tern_job_free_work())
+ * @jobs_reaped: jobs released by a submission, for debugfs
+ * @jobs_freed_by_work: jobs released by @free_work, for debugfs
+ * @free_work_runs: times @free_work ran, for debugfs
  * @cmd_pool: blocks of TERN_CMD_POOL_BLOCK coherent bytes for the command
  *	copies (and resume records) of jobs that fit, instead of a
  *	dma_alloc_coherent() each; destroyed at PCI remove once no job is
@@ -141,7 +146,10 @@ struct tern_device {
 
 	spinlock_t latch_lock; /* see tern_read_counter64() */
 	struct llist_head free_jobs;
-	struct work_struct free_work;
+	struct delayed_work free_work;
+	atomic64_t jobs_reaped;
+	atomic64_t jobs_freed_by_work;
+	atomic64_t free_work_runs;
 	struct dma_pool *cmd_pool;
 	u32 release_delay_us;
 	atomic_t live_jobs;

@@ -332,7 +332,7 @@ static int tern_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	atomic_set(&tdev->live_jobs, 0);
 	atomic_set(&tdev->releasing_contexts, 0);
 	init_llist_head(&tdev->free_jobs);
-	INIT_WORK(&tdev->free_work, tern_job_free_work);
+	INIT_DELAYED_WORK(&tdev->free_work, tern_job_free_work);
 	init_waitqueue_head(&tdev->jobs_idle);
 	ret = drmm_mutex_init(drm, &tdev->contexts_lock);
 	if (ret)
@@ -491,7 +491,7 @@ static void tern_remove(struct pci_dev *pdev)
 		drm_warn(&tdev->drm, "%d jobs still wait for foreign fences\n",
 			 atomic_read(&tdev->live_jobs));
 	/* the free work may still be returning from the last release */
-	flush_work(&tdev->free_work);
+	flush_delayed_work(&tdev->free_work);
 	/*
 	 * A dma_pool has a sysfs file on the device, which must go before the
 	 * device does: destroyed here unless a job still holds a block.

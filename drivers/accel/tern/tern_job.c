@@ -239,7 +239,8 @@ static bool tern_job_charge_held(struct tern_device *tdev,
 	    TERN_MAX_HELD_BYTES_PER_FILE)
 		return true;
 	atomic64_sub(bytes, &usage->held_bytes);
-	flush_work(&tdev->free_work);
+	tern_job_reap(tdev);
+	flush_delayed_work(&tdev->free_work);
 	if (atomic64_add_return(bytes, &usage->held_bytes) <=
 	    TERN_MAX_HELD_BYTES_PER_FILE)
 		return true;
@@ -293,9 +294,13 @@ static void tern_job_release(struct tern_job *job)
 
 /*
  * The hardware fence signalled (runs where it signals, with the
- * scheduler's lock held): uncharge the job, and queue a job that did not
- * go through drm_sched to be freed.  drm_sched adds its own callback after
- * this one, and the free that follows it cannot overtake this callback.
+ * scheduler's lock held): uncharge the job, and put a job that did not go
+ * through drm_sched on the list of jobs to free.  The next submission
+ * frees them (tern_job_reap()); the free work is only a fallback for when
+ * none comes, and runs TERN_JOB_FREE_DELAY after the list stopped being
+ * empty, so a stream of jobs wakes no thread per job.  drm_sched adds its
+ * own callback after this one, and the free that follows it cannot
+ * overtake this callback.
  */
 static void tern_job_signalled(struct dma_fence *fence, struct dma_fence_cb *cb)
 {
@@ -304,7 +309,40 @@ static void tern_job_signalled(struct dma_fence *fence, struct dma_fence_cb *cb)
 
 	tern_job_uncharge(job);
 	if (!job->scheduled && llist_add(&job->free_node, &tdev->free_jobs))
-		queue_work(system_unbound_wq, &tdev->free_work);
+		queue_delayed_work(system_unbound_wq, &tdev->free_work,
+				   TERN_JOB_FREE_DELAY);
+}
+
+/* Release every job on the free list; how many. */
+static unsigned int tern_job_release_listed(struct tern_device *tdev)
+{
+	struct llist_node *done = llist_del_all(&tdev->free_jobs);
+	struct tern_job *job, *next;
+	unsigned int n = 0;
+
+	llist_for_each_entry_safe(job, next, done, free_node) {
+		tern_job_release(job);
+		n++;
+	}
+	return n;
+}
+
+/**
+ * tern_job_reap() - release the finished jobs waiting on the free list
+ * @tdev: the device
+ *
+ * Called by the submit ioctls before they allocate, so that a stream of
+ * jobs releases the finished ones in the submitting thread, with its
+ * caches warm, instead of waking the free work for each.  Does nothing
+ * while the debugfs knob release_delay_us holds releases back.
+ *
+ * Context: process context, no lock held; may sleep.
+ */
+void tern_job_reap(struct tern_device *tdev)
+{
+	if (llist_empty(&tdev->free_jobs) || READ_ONCE(tdev->release_delay_us))
+		return;
+	atomic64_add(tern_job_release_listed(tdev), &tdev->jobs_reaped);
 }
 
 /*
@@ -361,23 +399,21 @@ static void tern_job_free(struct drm_sched_job *sched_job)
  *	drm_sched
  * @work: &tern_device.free_work
  *
- * One work item for every job finished since it last ran: the hardware
- * fence's callback only queues the job (it runs where the fence signals,
- * with the scheduler's lock held).
+ * The fallback of tern_job_reap(): releases every job finished since it
+ * last ran, when no submission did (the hardware fence's callback only
+ * lists the job: it runs where the fence signals, with the scheduler's
+ * lock held).
  */
 void tern_job_free_work(struct work_struct *work)
 {
-	struct tern_device *tdev = container_of(work, struct tern_device,
-						free_work);
+	struct tern_device *tdev = container_of(to_delayed_work(work),
+						struct tern_device, free_work);
 	u32 delay = READ_ONCE(tdev->release_delay_us);
-	struct llist_node *done;
-	struct tern_job *job, *next;
 
 	if (delay)
 		fsleep(min_t(u32, delay, TERN_RELEASE_DELAY_MAX_US));
-	done = llist_del_all(&tdev->free_jobs);
-	llist_for_each_entry_safe(job, next, done, free_node)
-		tern_job_release(job);
+	atomic64_inc(&tdev->free_work_runs);
+	atomic64_add(tern_job_release_listed(tdev), &tdev->jobs_freed_by_work);
 }
 
 static enum drm_gpu_sched_stat tern_job_timedout(struct drm_sched_job *sched_job)
@@ -871,6 +907,7 @@ int tern_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 {
 	int ret, idx;
 
+	tern_job_reap(to_tern_device(drm));
 	if (!drm_dev_enter(drm, &idx))
 		return -ENODEV;
 	ret = tern_submit_one(to_tern_device(drm), file, data, NULL, NULL);
@@ -983,6 +1020,7 @@ int tern_submit_many_ioctl(struct drm_device *drm, void *data,
 		return -EFAULT;
 	}
 
+	tern_job_reap(tdev);
 	if (!drm_dev_enter(drm, &idx)) {
 		kvfree(subs);
 		return -ENODEV;

@@ -17,7 +17,14 @@ struct drm_device;
 struct drm_file;
 struct drm_gem_object;
 struct tern_context;
+struct tern_device;
 struct tern_file_usage;
+
+/*
+ * How long a finished job may wait on &tern_device.free_jobs for a
+ * submission to release it before the free work does.
+ */
+#define TERN_JOB_FREE_DELAY	msecs_to_jiffies(2)
 
 /**
  * struct tern_cmd_block - DMA memory shared by consecutive jobs of one
@@ -100,5 +107,6 @@ int tern_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 int tern_submit_many_ioctl(struct drm_device *drm, void *data,
 			   struct drm_file *file);
 void tern_job_free_work(struct work_struct *work);
+void tern_job_reap(struct tern_device *tdev);
 
 #endif /* __TERN_JOB_H__ */
