@@ -767,6 +767,46 @@ u64 tern_policy_next_check(const struct tern_policy *p,
 }
 
 /**
+ * tern_policy_time_matters() - whether the running job's device time can
+ *	change the answers about preempting it
+ * @p: the policy
+ * @running: the job in the RUNNING slot
+ * @next: the job in the PENDING slot, or NULL
+ *
+ * When this returns false, tern_policy_should_preempt() gives the same
+ * answer for any running_ns and tern_policy_next_check() returns U64_MAX:
+ * the caller may pass 0 instead of reading the engine's busy time.  True
+ * in %TERN_POLICY_FAIR mode when @running was picked for a starved class,
+ * when another entity of its class (or one owed a turn) is ready or is
+ * @next, or when a lower class has ready work that may starve.
+ *
+ * Return: false when no amount of device time changes the answers.
+ */
+bool tern_policy_time_matters(const struct tern_policy *p,
+			      const struct tern_policy_job *running,
+			      const struct tern_policy_job *next)
+{
+	const struct tern_policy_entity *r = running->entity;
+	const struct tern_policy_entity *e;
+	int c;
+
+	if (p->mode != TERN_POLICY_FAIR || (p->kernel && r == p->kernel))
+		return false;
+	if (running == p->owed)
+		return true;
+	if (next && next->entity != r &&
+	    (next->entity->prio == r->prio || next == p->owed))
+		return true;
+	list_for_each_entry(e, &p->ready, ready_link)
+		if (e != r && e->prio == r->prio)
+			return true;
+	for (c = r->prio - 1; c >= 0; c--)
+		if (tern_policy_class_ready(p, c))
+			return true;
+	return false;
+}
+
+/**
  * tern_policy_requeue() - give back the jobs of a preemption
  * @p: the policy
  * @running: the job that was RUNNING (outcome PREEMPTED), or NULL

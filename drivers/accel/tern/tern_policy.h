@@ -198,6 +198,9 @@ u64 tern_policy_next_check(const struct tern_policy *p,
 			   const struct tern_policy_job *running,
 			   u64 running_ns,
 			   const struct tern_policy_job *next);
+bool tern_policy_time_matters(const struct tern_policy *p,
+			      const struct tern_policy_job *running,
+			      const struct tern_policy_job *next);
 void tern_policy_requeue(struct tern_policy *p,
 			 struct tern_policy_job *running,
 			 struct tern_policy_job *next);

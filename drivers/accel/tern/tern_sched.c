@@ -914,8 +914,12 @@ static void tern_sched_check_preempt(struct tern_sched *s)
 	/* nothing else to run: nothing to decide, no register to read */
 	if (!next && !s->queued)
 		return;
-	/* only fair preempts for time; the others only for the kernel queue */
-	ran = s->policy.mode == TERN_POLICY_FAIR ?
+	/*
+	 * Only fair preempts for time, and only when something else may take
+	 * the engine for it: otherwise no register is read.
+	 */
+	ran = tern_policy_time_matters(&s->policy, &running->pjob,
+				       next ? &next->pjob : NULL) ?
 	      tern_engine_busy_ns(s->eng) - s->run_start_ns : 0;
 
 	why = tern_policy_should_preempt(&s->policy, &running->pjob, ran,

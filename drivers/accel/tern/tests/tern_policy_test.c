@@ -77,6 +77,9 @@ struct fake_engine {
 	unsigned int preemptions;
 	unsigned int log[MAX_LOG];
 	unsigned int nlog;
+	/* ticks where the running job's time could matter, and where not */
+	unsigned int time_bound;
+	unsigned int time_free;
 };
 
 static struct fake_engine *fake_engine(struct kunit *test,
@@ -140,6 +143,31 @@ static struct tern_policy_job *fake_pj(struct fake_job *job)
 	return job ? &job->pj : NULL;
 }
 
+/*
+ * Where tern_policy_time_matters() says the running job's device time
+ * cannot matter, the answers must not depend on it: the driver then reads
+ * no clock.
+ */
+static void fake_check_time(struct fake_engine *eng, struct fake_job *run)
+{
+	struct tern_policy_job *next = fake_pj(eng->slot[1]);
+	struct kunit *test = eng->test;
+
+	if (tern_policy_time_matters(&eng->p, &run->pj, next)) {
+		eng->time_bound++;
+		return;
+	}
+	eng->time_free++;
+	KUNIT_EXPECT_EQ(test, tern_policy_should_preempt(&eng->p, &run->pj, 0, next),
+			tern_policy_should_preempt(&eng->p, &run->pj, eng->ran_ns, next));
+	KUNIT_EXPECT_EQ(test, tern_policy_should_preempt(&eng->p, &run->pj, 0, next),
+			tern_policy_should_preempt(&eng->p, &run->pj, 1000 * MS, next));
+	KUNIT_EXPECT_EQ(test, tern_policy_next_check(&eng->p, &run->pj, 0, next),
+			U64_MAX);
+	KUNIT_EXPECT_EQ(test, tern_policy_next_check(&eng->p, &run->pj,
+						     eng->ran_ns, next), U64_MAX);
+}
+
 /* Run one tick of device time; false when the engine is idle. */
 static bool fake_tick(struct fake_engine *eng)
 {
@@ -168,7 +196,8 @@ static bool fake_tick(struct fake_engine *eng)
 			run->left_ns = c->job_ns;
 			tern_policy_push(&eng->p, &c->e, &run->pj);
 		}
-	} else if (tern_policy_should_preempt(&eng->p, &run->pj, eng->ran_ns,
+	} else if (fake_check_time(eng, run),
+		   tern_policy_should_preempt(&eng->p, &run->pj, eng->ran_ns,
 					      fake_pj(eng->slot[1]))) {
 		/* PREEMPTED: charge the run; the PENDING slot is CANCELLED. */
 		c = &eng->ctx[run->ctx];
@@ -1133,6 +1162,59 @@ static void tern_policy_kernel_bounded(struct kunit *test)
 	}
 }
 
+/*
+ * The driver reads the engine's busy time only where it can change the
+ * decisions: a context alone, or above idle classes, costs no read; a
+ * rival of its class, a lower class that waits, or a turn owed to a
+ * starved class does.  fake_tick() checks at every tick that the answers
+ * do not depend on the time where it is said not to matter.
+ */
+static void tern_policy_time_matters_cases(struct kunit *test)
+{
+	static const enum tern_policy_mode modes[] = {
+		TERN_POLICY_FAIR, TERN_POLICY_FIFO, TERN_POLICY_DRMFAIR,
+	};
+	unsigned int m;
+
+	for (m = 0; m < ARRAY_SIZE(modes); m++) {
+		struct fake_engine *alone = fake_engine(test, modes[m]);
+		struct fake_engine *rivals = fake_engine(test, modes[m]);
+		struct fake_engine *classes = fake_engine(test, modes[m]);
+		struct fake_ctx *c;
+
+		c = fake_ctx(alone, 1, TERN_POLICY_WEIGHT_SCALE, 300 * US, true);
+		fake_submit(alone, c, 0);
+		fake_submit(alone, c, 1);
+		fake_run(alone, 20 * MS);
+		KUNIT_EXPECT_EQ(test, alone->time_bound, 0);
+		KUNIT_EXPECT_GT(test, alone->time_free, 0);
+
+		c = fake_ctx(rivals, 1, TERN_POLICY_WEIGHT_SCALE, 3 * MS, true);
+		fake_submit(rivals, c, 0);
+		c = fake_ctx(rivals, 1, 2 * TERN_POLICY_WEIGHT_SCALE, 2 * MS, true);
+		fake_submit(rivals, c, 1);
+		fake_run(rivals, 50 * MS);
+
+		/* HIGH alone in its class above a LOW that starves, then runs */
+		c = fake_ctx(classes, 0, TERN_POLICY_WEIGHT_SCALE, 2 * MS, true);
+		fake_submit(classes, c, 0);
+		fake_submit(classes, c, 1);
+		c = fake_ctx(classes, 2, TERN_POLICY_WEIGHT_SCALE, 2 * MS, true);
+		fake_submit(classes, c, 2);
+		fake_submit(classes, c, 3);
+		fake_run(classes, 50 * MS);
+
+		if (modes[m] == TERN_POLICY_FAIR) {
+			KUNIT_EXPECT_GT(test, rivals->time_bound, 0);
+			KUNIT_EXPECT_GT(test, classes->time_bound, 0);
+			KUNIT_EXPECT_GT(test, classes->preemptions, 0);
+		} else {
+			KUNIT_EXPECT_EQ(test, rivals->time_bound, 0);
+			KUNIT_EXPECT_EQ(test, classes->time_bound, 0);
+		}
+	}
+}
+
 static struct kunit_case tern_policy_cases[] = {
 	KUNIT_CASE(tern_policy_strict_priority),
 	KUNIT_CASE(tern_policy_fair_equal),
@@ -1161,6 +1243,7 @@ static struct kunit_case tern_policy_cases[] = {
 	KUNIT_CASE(tern_policy_drmfair_no_preemption),
 	KUNIT_CASE(tern_policy_drmfair_in_order),
 	KUNIT_CASE(tern_policy_drmfair_switch),
+	KUNIT_CASE(tern_policy_time_matters_cases),
 	{}
 };
 
