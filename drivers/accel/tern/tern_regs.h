@@ -53,10 +53,12 @@
 #define TERN_REG_VERSION		0x0004	/* RO: major << 16 | minor */
 #define   TERN_VERSION_MAJOR(v)		(((v) >> 16) & 0xffff)
 #define   TERN_VERSION_MINOR(v)		((v) & 0xffff)
-#define   TERN_HW_VERSION		0x00010000	/* 1.0 */
+#define   TERN_HW_VERSION		0x00010001	/* 1.1 */
+#define   TERN_HW_VERSION_1_0		0x00010000	/* no done records */
 #define TERN_REG_CAPS			0x0008	/* RO */
 #define   TERN_CAPS_SINGLE_USE		BIT(0)	/* one address space only */
 #define   TERN_CAPS_FAULT_INJECT	BIT(1)	/* debug block present */
+#define   TERN_CAPS_DONE_RECORDS	BIT(2)	/* ENG_DONE_RECORD, since 1.1 */
 #define TERN_REG_ENGINES		0x000c	/* RO */
 #define   TERN_ENGINES_TOTAL(v)		((v) & 0xff)
 #define   TERN_ENGINES_COMPUTE(v)	(((v) >> 8) & 0xff)
@@ -128,6 +130,18 @@
 #define   TERN_FAULT_OFFSET(v)		((v) >> 12)	/* dword index of the packet */
 #define TERN_ENG_FAULT_CTX_TAG		0x44	/* RO: context tag of the faulting slot */
 #define TERN_ENG_TLB_MISSES		0x48	/* RO: page walks since reset */
+#define TERN_ENG_DONE_RECORD_LO		0x4c	/* RW: bus address of the done records */
+#define TERN_ENG_DONE_RECORD_HI		0x50
+
+/* ---- Done records (docs/hardware.md 7.1): 16 bytes per slot, in memory ---- */
+#define TERN_DONE_RECORD_SIZE		16
+#define TERN_DONE_RECORD_ALIGN		16
+#define TERN_DONE_OFF_RUN_NS		0x0	/* u64 */
+#define TERN_DONE_OFF_SEQNO		0x8	/* u32 */
+#define TERN_DONE_OFF_INFO		0xc	/* u32, written last */
+#define   TERN_DONE_INFO_OUTCOME(v)	((v) & 0xf)	/* TERN_OUTCOME_*, 0: not DONE */
+#define   TERN_DONE_INFO_SEQ_SHIFT	8
+#define   TERN_DONE_INFO_SEQ(v)		((v) >> 8)	/* DONE_SEQ, low 24 bits */
 
 /* fault kinds (TERN_FAULT_KIND) */
 #define TERN_FAULT_NONE			0

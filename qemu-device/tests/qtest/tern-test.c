@@ -611,7 +611,8 @@ static void test_ids_and_bar_sizes(void)
 
     g_assert_cmphex(rd(&t, TERN_REG_ID), ==, TERN_ID_MAGIC);
     g_assert_cmphex(rd(&t, TERN_REG_VERSION), ==, TERN_HW_VERSION);
-    g_assert_cmphex(rd(&t, TERN_REG_CAPS), ==, TERN_CAPS_FAULT_INJECT);
+    g_assert_cmphex(rd(&t, TERN_REG_CAPS), ==,
+                    TERN_CAPS_FAULT_INJECT | TERN_CAPS_DONE_RECORDS);
     g_assert_cmpuint(TERN_ENGINES_TOTAL(rd(&t, TERN_REG_ENGINES)), ==, 3);
     g_assert_cmpuint(TERN_ENGINES_COMPUTE(rd(&t, TERN_REG_ENGINES)), ==, 2);
     g_assert_cmpuint(rd64(&t, TERN_REG_LOCAL_MEM_SIZE_LO), ==,
@@ -901,6 +902,204 @@ static void test_in_order_completion_and_writeback(void)
     ack(&t, 0, 1);
     c_free(&c0);
     c_free(&c1);
+    tern_shutdown(&t);
+}
+
+static void expect_reg_error(Tern *t, uint32_t off);
+
+/* A done record (docs/hardware.md 7.1) of slot s at rec. */
+typedef struct DoneRec {
+    uint64_t run_ns;
+    uint32_t seqno;
+    uint32_t outcome;
+    uint32_t done_seq;
+} DoneRec;
+
+static DoneRec done_rec(Tern *t, uint64_t rec, unsigned s)
+{
+    uint64_t a = rec + s * TERN_DONE_RECORD_SIZE;
+    uint32_t info = qtest_readl(t->qts, a + TERN_DONE_OFF_INFO);
+    DoneRec r = {
+        .run_ns = qtest_readq(t->qts, a + TERN_DONE_OFF_RUN_NS),
+        .seqno = qtest_readl(t->qts, a + TERN_DONE_OFF_SEQNO),
+        .outcome = TERN_DONE_INFO_OUTCOME(info),
+        .done_seq = TERN_DONE_INFO_SEQ(info),
+    };
+
+    g_assert_cmphex(info & 0xf0, ==, 0);
+    return r;
+}
+
+static void done_rec_clear(Tern *t, uint64_t rec, unsigned s)
+{
+    qtest_writel(t->qts, rec + s * TERN_DONE_RECORD_SIZE + TERN_DONE_OFF_INFO,
+                 0);
+}
+
+/* The record of slot s says what its registers say. */
+static void check_done_rec(Tern *t, uint64_t rec, unsigned s, uint32_t seqno,
+                           uint32_t outcome)
+{
+    DoneRec r;
+
+    WAIT_FOR(done_rec(t, rec, s).outcome != TERN_OUTCOME_NONE);
+    r = done_rec(t, rec, s);
+    g_assert_cmpuint(slot_state(t, 0, s), ==, TERN_SLOT_STATE_DONE);
+    g_assert_cmpuint(r.outcome, ==, outcome);
+    g_assert_cmpuint(r.outcome, ==, slot_outcome(t, 0, s));
+    g_assert_cmpuint(r.seqno, ==, seqno);
+    g_assert_cmpuint(r.run_ns, ==, slot_run_ns(t, 0, s));
+    g_assert_cmpuint(r.done_seq, ==, sr(t, 0, s, TERN_SLOT_DONE_SEQ));
+}
+
+static void test_done_records(void)
+{
+    uint64_t root, pa, rec, resume;
+    Tern t;
+    Cmd c0, c1, cf;
+    Job j0, j1, jf;
+
+    tern_boot(&t, "local-mem-size=16M");
+    root = as_new(&t);
+    pa = as_map_buf(&t, root, VA_BASE, PAGE, true);
+    rec = t_alloc(&t, PAGE);
+    resume = t_alloc(&t, PAGE);
+    /* read back as written, bits 3:0 included */
+    ew(&t, 0, TERN_ENG_DONE_RECORD_LO, rec | 0xf);
+    ew(&t, 0, TERN_ENG_DONE_RECORD_HI, rec >> 32);
+    g_assert_cmphex(er(&t, 0, TERN_ENG_DONE_RECORD_LO), ==,
+                    (uint32_t)rec | 0xf);
+    ew(&t, 0, TERN_ENG_DONE_RECORD_LO, rec);
+
+    /* in order, each with its seqno, outcome, RUN_NS and DONE_SEQ */
+    c_init(&c0);
+    c_write_imm(&c0, VA_BASE + 4, 1);
+    c_wait_mem(&c0, VA_BASE, 1, 5000000);
+    c_init(&c1);
+    c_write_imm(&c1, VA_BASE + 8, 2);
+    j0 = job_of(&t, &c0, root, 100);
+    j1 = job_of(&t, &c1, root, 101);
+    submit(&t, 0, 0, &j0);
+    submit(&t, 0, 1, &j1);
+    WAIT_FOR(qtest_readl(t.qts, pa + 4) == 1);
+    g_usleep(20000);
+    g_assert_cmpuint(done_rec(&t, rec, 0).outcome, ==, TERN_OUTCOME_NONE);
+    g_assert_cmpuint(done_rec(&t, rec, 1).outcome, ==, TERN_OUTCOME_NONE);
+    msi_clear(&t);
+    qtest_writel(t.qts, pa, 1);
+    check_done_rec(&t, rec, 0, 100, TERN_OUTCOME_COMPLETED);
+    check_done_rec(&t, rec, 1, 101, TERN_OUTCOME_COMPLETED);
+    g_assert_cmpuint(done_rec(&t, rec, 0).done_seq, ==, 1);
+    g_assert_cmpuint(done_rec(&t, rec, 1).done_seq, ==, 2);
+    g_assert_cmpuint(qtest_readl(t.qts, pa + 8), ==, 2);
+    WAIT_FOR(msi_seen(&t, 0));
+    g_assert_cmphex(er(&t, 0, TERN_ENG_IRQ_STATUS), ==,
+                    TERN_ENG_IRQ_SLOT_DONE);
+
+    /*
+     * A message for every completion: SLOT_DONE is never cleared, yet each
+     * job interrupts.  The driver clears INFO before it rings the slot.
+     */
+    ack(&t, 0, 0);
+    ack(&t, 0, 1);
+    for (unsigned i = 0; i < 6; i++) {
+        Job j = job_of(&t, &c1, root, 200 + i);
+        unsigned s = i & 1;
+
+        done_rec_clear(&t, rec, s);
+        msi_clear(&t);
+        submit(&t, 0, s, &j);
+        check_done_rec(&t, rec, s, 200 + i, TERN_OUTCOME_COMPLETED);
+        g_assert_cmpuint(done_rec(&t, rec, s).done_seq, ==, 3 + i);
+        WAIT_FOR(msi_seen(&t, 0));
+        g_assert_cmphex(er(&t, 0, TERN_ENG_IRQ_STATUS), ==,
+                        TERN_ENG_IRQ_SLOT_DONE);
+        ack(&t, 0, s);
+    }
+    /* masked: no message, the record all the same */
+    ew(&t, 0, TERN_ENG_IRQ_MASK, TERN_ENG_IRQ_SLOT_DONE);
+    done_rec_clear(&t, rec, 0);
+    msi_clear(&t);
+    j0 = job_of(&t, &c1, root, 300);
+    submit(&t, 0, 0, &j0);
+    check_done_rec(&t, rec, 0, 300, TERN_OUTCOME_COMPLETED);
+    g_usleep(20000);
+    g_assert_false(msi_seen(&t, 0));
+    ack(&t, 0, 0);
+    ew(&t, 0, TERN_ENG_IRQ_MASK, 0);
+    ew(&t, 0, TERN_ENG_IRQ_STATUS, ~0u);
+
+    /* preemption: PREEMPTED, then the pending slot CANCELLED, in order */
+    c_init(&cf);
+    c_spin(&cf, 5000000);
+    j0 = job_of(&t, &cf, root, 400);
+    j0.resume = resume;
+    j1 = job_of(&t, &c1, root, 401);
+    done_rec_clear(&t, rec, 0);
+    done_rec_clear(&t, rec, 1);
+    submit(&t, 0, 0, &j0);
+    submit(&t, 0, 1, &j1);
+    g_usleep(20000);
+    msi_clear(&t);
+    ew(&t, 0, TERN_ENG_PREEMPT, 1);
+    check_done_rec(&t, rec, 0, 400, TERN_OUTCOME_PREEMPTED);
+    check_done_rec(&t, rec, 1, 401, TERN_OUTCOME_CANCELLED);
+    g_assert_cmpuint(done_rec(&t, rec, 1).done_seq, ==,
+                     done_rec(&t, rec, 0).done_seq + 1);
+    g_assert_cmpuint(done_rec(&t, rec, 1).run_ns, ==, 0);
+    WAIT_FOR(msi_seen(&t, 0));
+    ew(&t, 0, TERN_ENG_IRQ_STATUS, ~0u);
+    ack(&t, 0, 0);
+    ack(&t, 0, 1);
+
+    /* a fault: FAULTED, no message on the engine vector */
+    c_free(&cf);
+    c_init(&cf);
+    c_write_imm(&cf, VA_BASE + 64 * PAGE, 1);
+    jf = job_of(&t, &cf, root, 500);
+    done_rec_clear(&t, rec, 0);
+    msi_clear(&t);
+    submit(&t, 0, 0, &jf);
+    check_done_rec(&t, rec, 0, 500, TERN_OUTCOME_FAULTED);
+    WAIT_FOR(msi_seen(&t, t.engines));
+    g_assert_false(msi_seen(&t, 0));
+    ack(&t, 0, 0);
+    wr(&t, TERN_REG_ERR_IRQ_STATUS, ~0u);
+    ew(&t, 0, TERN_ENG_IRQ_STATUS, ~0u);
+
+    /* an engine reset writes no record */
+    c_free(&cf);
+    c_init(&cf);
+    c_spin(&cf, 5000000);
+    j0 = job_of(&t, &cf, root, 600);
+    done_rec_clear(&t, rec, 0);
+    submit(&t, 0, 0, &j0);
+    g_usleep(10000);
+    ew(&t, 0, TERN_ENG_RESET, 1);
+    WAIT_FOR(TERN_ENG_STATE(er(&t, 0, TERN_ENG_STATUS)) ==
+             TERN_ENG_STATE_IDLE);
+    g_usleep(10000);
+    g_assert_cmpuint(done_rec(&t, rec, 0).outcome, ==, TERN_OUTCOME_NONE);
+    g_assert_cmphex(er(&t, 0, TERN_ENG_DONE_RECORD_LO), ==, (uint32_t)rec);
+
+    /* the device reset clears the register */
+    wr(&t, TERN_REG_RESET, TERN_RESET_MAGIC);
+    WAIT_FOR(rd(&t, TERN_REG_STATUS) & TERN_STATUS_READY);
+    g_assert_cmphex(er(&t, 0, TERN_ENG_DONE_RECORD_LO), ==, 0);
+    c_free(&c0);
+    c_free(&c1);
+    c_free(&cf);
+    tern_shutdown(&t);
+
+    /* done-records=off: a 1.0 device, without the register */
+    tern_boot(&t, "local-mem-size=16M,done-records=off");
+    g_assert_cmphex(rd(&t, TERN_REG_VERSION), ==, TERN_HW_VERSION_1_0);
+    g_assert_cmphex(rd(&t, TERN_REG_CAPS) & TERN_CAPS_DONE_RECORDS, ==, 0);
+    msi_clear(&t);
+    er(&t, 0, TERN_ENG_DONE_RECORD_LO);
+    expect_reg_error(&t, TERN_ENGINE_BASE(0) + TERN_ENG_DONE_RECORD_LO);
+    ew(&t, 0, TERN_ENG_DONE_RECORD_HI, 1);
+    expect_reg_error(&t, TERN_ENGINE_BASE(0) + TERN_ENG_DONE_RECORD_HI);
     tern_shutdown(&t);
 }
 
@@ -2890,6 +3089,7 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
 
     qtest_add_func("/tern/ids-and-bar-sizes", test_ids_and_bar_sizes);
+    qtest_add_func("/tern/slots/done-records", test_done_records);
     qtest_add_func("/tern/packets/effects-in-memory", test_packet_effects);
     qtest_add_func("/tern/packets/gemm-matches-cpu", test_gemm_matches_cpu);
     qtest_add_func("/tern/packets/saxpy-vecadd-match-cpu",

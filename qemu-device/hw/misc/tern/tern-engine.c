@@ -23,16 +23,32 @@
 #include "qemu/rcu.h"
 #include "tern.h"
 
-static void tern_engine_raise(TernEngine *eng, uint32_t bits)
+/*
+ * Set status bits and send the engine message they call for (section 6);
+ * @completed: a slot went DONE/COMPLETED, which with done records sends a
+ * message every time.  A message that follows done records not yet
+ * written is sent by tern_engine_flush_locked(), after them.  Lock held.
+ */
+static void tern_engine_raise(TernEngine *eng, uint32_t bits, bool completed)
 {
     bool send = bits & ~eng->irq_status & ~eng->irq_mask;
 
+    if (completed && eng->done_record &&
+        !(eng->irq_mask & TERN_ENG_IRQ_SLOT_DONE)) {
+        send = true;
+    }
     eng->irq_status |= bits;
-    if (send) {
+    if (!send) {
+        return;
+    }
+    if (eng->done_out_count) {
+        eng->done_out_msg = true;
+    } else {
         tern_send_msg(eng->dev, eng, eng->index);
     }
 }
 
+/* A slot goes DONE: its registers, and its done record to write.  Lock held. */
 static void tern_slot_done(TernEngine *eng, int slot, uint32_t outcome,
                            uint64_t run_ns)
 {
@@ -42,6 +58,52 @@ static void tern_slot_done(TernEngine *eng, int slot, uint32_t outcome,
     sl->outcome = outcome;
     sl->run_ns = run_ns;
     sl->done_seq = ++eng->done_count;
+    if (eng->done_record) {
+        TernDoneOut *o = &eng->done_out[eng->done_out_count++];
+
+        o->addr = eng->done_record + slot * TERN_DONE_RECORD_SIZE;
+        o->run_ns = run_ns;
+        o->seqno = sl->seqno;
+        o->info = outcome | (sl->done_seq << TERN_DONE_INFO_SEQ_SHIFT);
+    }
+}
+
+/*
+ * Write the done records made while the lock was held, INFO last, then
+ * send the message that waited for them.  Called at the end of every
+ * locked section that may make a slot DONE; drops the lock for the DMA,
+ * which behind an IOMMU may need the BQL.
+ */
+static void tern_engine_flush_locked(TernEngine *eng)
+{
+    TernDoneOut out[TERN_SLOTS_PER_ENGINE];
+    unsigned n = eng->done_out_count, i;
+    bool msg = eng->done_out_msg;
+
+    if (!n) {
+        return;
+    }
+    memcpy(out, eng->done_out, n * sizeof(out[0]));
+    eng->done_out_count = 0;
+    eng->done_out_msg = false;
+    qemu_mutex_unlock(&eng->lock);
+    for (i = 0; i < n; i++) {
+        uint8_t head[TERN_DONE_OFF_INFO];
+
+        stq_le_p(head + TERN_DONE_OFF_RUN_NS, out[i].run_ns);
+        stl_le_p(head + TERN_DONE_OFF_SEQNO, out[i].seqno);
+        if (!tern_dma(eng->dev, out[i].addr, head, sizeof(head), true) ||
+            !tern_dma_stl(eng->dev, out[i].addr + TERN_DONE_OFF_INFO,
+                          out[i].info)) {
+            qemu_log_mask(LOG_GUEST_ERROR, "tern: engine %u: done record "
+                          "at 0x%" PRIx64 " failed\n", eng->index,
+                          out[i].addr);
+        }
+    }
+    qemu_mutex_lock(&eng->lock);
+    if (msg) {
+        tern_send_msg(eng->dev, eng, eng->index);
+    }
 }
 
 /* The RUNNING slot has ended: start the PENDING one, or cancel it. */
@@ -233,7 +295,8 @@ static void tern_engine_finish(TernEngine *eng, TernRun *run, TernStep step)
         eng->preempt_req = false;
         tern_engine_next(eng, preempt);
         tern_engine_raise(eng, bits | (preempt ? TERN_ENG_IRQ_PREEMPT_DONE
-                                               : 0));
+                                               : 0),
+                          step == TERN_CONTINUE);
         return;
     case TERN_STOP_FAULT:
         tern_slot_done(eng, run->slot, TERN_OUTCOME_FAULTED, run_ns);
@@ -308,9 +371,10 @@ static void tern_engine_run(TernEngine *eng)
     }
 
     qemu_mutex_lock(&eng->lock);
+    tern_engine_finish(eng, &run, step);
+    tern_engine_flush_locked(eng);
     eng->working = false;
     qemu_cond_broadcast(&eng->parked);
-    tern_engine_finish(eng, &run, step);
 }
 
 /* Engine lock held. */
@@ -337,6 +401,7 @@ static void tern_engine_do_reset(TernEngine *eng)
     if (device_reset) {
         eng->irq_mask = ~0u;
         eng->writeback = 0;
+        eng->done_record = 0;
         eng->progress = 0;
         eng->busy_ns = 0;
         eng->done_count = 0;
@@ -370,7 +435,7 @@ static void *tern_engine_thread(void *opaque)
         } else if (eng->running < 0 && eng->preempt_req) {
             /* Nothing to preempt: the request is served at once. */
             eng->preempt_req = false;
-            tern_engine_raise(eng, TERN_ENG_IRQ_PREEMPT_DONE);
+            tern_engine_raise(eng, TERN_ENG_IRQ_PREEMPT_DONE, false);
         } else {
             qemu_cond_wait(&eng->cond, &eng->lock);
         }
@@ -616,6 +681,14 @@ static bool tern_engine_read_locked(TernEngine *eng, hwaddr off, hwaddr addr,
     case TERN_ENG_TLB_MISSES:
         *val = qatomic_read(&eng->tlb_misses);
         return true;
+    case TERN_ENG_DONE_RECORD_LO:
+    case TERN_ENG_DONE_RECORD_HI:
+        if (!eng->dev->done_records) {
+            return false;
+        }
+        *val = off == TERN_ENG_DONE_RECORD_LO ? eng->done_record
+                                              : eng->done_record >> 32;
+        return true;
     }
     return false;
 }
@@ -671,7 +744,7 @@ static void tern_engine_preempt_halted(TernEngine *eng)
         eng->pending = -1;
         bits |= TERN_ENG_IRQ_SLOT_DONE;
     }
-    tern_engine_raise(eng, bits);
+    tern_engine_raise(eng, bits, false);
 }
 
 static const char *tern_doorbell(TernEngine *eng, uint32_t val)
@@ -812,7 +885,7 @@ static const char *tern_engine_write_locked(TernEngine *eng, hwaddr off,
              * a slot, and would preempt a run the driver programmed
              * after it saw this request served.
              */
-            tern_engine_raise(eng, TERN_ENG_IRQ_PREEMPT_DONE);
+            tern_engine_raise(eng, TERN_ENG_IRQ_PREEMPT_DONE, false);
             return NULL;
         }
         eng->preempt_req = true;
@@ -848,6 +921,15 @@ static const char *tern_engine_write_locked(TernEngine *eng, hwaddr off,
     case TERN_ENG_WRITEBACK_HI:
         eng->writeback = deposit64(eng->writeback, 32, 32, val);
         return NULL;
+    case TERN_ENG_DONE_RECORD_LO:
+    case TERN_ENG_DONE_RECORD_HI:
+        if (!eng->dev->done_records) {
+            return "write to an unknown register";
+        }
+        eng->done_record = deposit64(eng->done_record,
+                                     off == TERN_ENG_DONE_RECORD_LO ? 0 : 32,
+                                     32, val);
+        return NULL;
     case TERN_ENG_CAPS:
     case TERN_ENG_STATUS:
     case TERN_ENG_PROGRESS:
@@ -870,6 +952,7 @@ void tern_engine_write(TernEngine *eng, hwaddr off, hwaddr addr, uint32_t val)
 
     qemu_mutex_lock(&eng->lock);
     err = tern_engine_write_locked(eng, off, val);
+    tern_engine_flush_locked(eng);
     qemu_mutex_unlock(&eng->lock);
     if (err) {
         tern_reg_error(eng->dev, addr, err);

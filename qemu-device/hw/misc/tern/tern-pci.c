@@ -86,6 +86,15 @@ bool tern_dma_stq(TernState *s, uint64_t addr, uint64_t val)
     return stq_le_pci_dma(PCI_DEVICE(s), addr, val, tern_dma_attrs) == MEMTX_OK;
 }
 
+/* One little-endian 32-bit word with one access: a done record's INFO. */
+bool tern_dma_stl(TernState *s, uint64_t addr, uint32_t val)
+{
+    if (!tern_dma_valid(s, addr, 4, true)) {
+        return false;
+    }
+    return stl_le_pci_dma(PCI_DEVICE(s), addr, val, tern_dma_attrs) == MEMTX_OK;
+}
+
 /* ---- Interrupts ---------------------------------------------------------- */
 
 static void tern_irq_bh(void *opaque)
@@ -242,10 +251,11 @@ static uint64_t tern_regs_read(void *opaque, hwaddr addr, unsigned size)
     case TERN_REG_ID:
         return TERN_ID_MAGIC;
     case TERN_REG_VERSION:
-        return TERN_HW_VERSION;
+        return s->done_records ? TERN_HW_VERSION : TERN_HW_VERSION_1_0;
     case TERN_REG_CAPS:
         return (s->single_use ? TERN_CAPS_SINGLE_USE : 0) |
-               (s->fault_inject ? TERN_CAPS_FAULT_INJECT : 0);
+               (s->fault_inject ? TERN_CAPS_FAULT_INJECT : 0) |
+               (s->done_records ? TERN_CAPS_DONE_RECORDS : 0);
     case TERN_REG_ENGINES:
         return s->num_engines | (s->compute_engines << 8);
     case TERN_REG_LOCAL_MEM_SIZE_LO:
@@ -538,6 +548,7 @@ static const Property tern_properties[] = {
     DEFINE_PROP_UINT32("time-scale", TernState, time_scale, 1),
     DEFINE_PROP_BOOL("single-use", TernState, single_use, false),
     DEFINE_PROP_BOOL("fault-inject", TernState, fault_inject, true),
+    DEFINE_PROP_BOOL("done-records", TernState, done_records, true),
 };
 
 static void tern_class_init(ObjectClass *oc, void *data)

@@ -104,6 +104,14 @@ typedef struct TernRun {
     bool fault_write;
 } TernRun;
 
+/* A done record to write once the engine lock is dropped (section 7.1). */
+typedef struct TernDoneOut {
+    uint64_t addr;
+    uint64_t run_ns;
+    uint32_t seqno;
+    uint32_t info;
+} TernDoneOut;
+
 typedef struct TernEngine {
     TernState *dev;
     unsigned index;
@@ -130,6 +138,15 @@ typedef struct TernEngine {
     uint32_t irq_status;
     uint32_t irq_mask;
     uint64_t writeback;
+    uint64_t done_record;
+    /*
+     * Done records made under the lock and the engine message that must
+     * follow them: written and sent by tern_engine_flush_locked(), never
+     * with the lock held (DMA may need the BQL behind an IOMMU).
+     */
+    TernDoneOut done_out[TERN_SLOTS_PER_ENGINE];
+    unsigned done_out_count;
+    bool done_out_msg;
     uint32_t progress;
     uint32_t cur_offset;
     uint64_t busy_ns;
@@ -158,6 +175,7 @@ struct TernState {
     uint32_t time_scale;
     bool single_use;
     bool fault_inject;
+    bool done_records;
 
     unsigned num_engines;
     TernEngine engine[TERN_MAX_ENGINES];
@@ -196,6 +214,7 @@ bool tern_dma(TernState *s, uint64_t addr, void *buf, uint64_t len,
               bool write);
 bool tern_dma_ldq(TernState *s, uint64_t addr, uint64_t *val);
 bool tern_dma_stq(TernState *s, uint64_t addr, uint64_t val);
+bool tern_dma_stl(TernState *s, uint64_t addr, uint32_t val);
 
 /* tern-engine.c */
 void tern_engine_init(TernState *s, unsigned index, bool paused);
