@@ -25,15 +25,30 @@
  *
  * The hard handler reads TERN_ENG_IRQ_STATUS, writes the bits back to
  * acknowledge them and hands them to the callback (the scheduler retires
- * completed slots there, and queues work for everything else).
+ * completed slots there, and queues work for everything else).  On a
+ * device with done records (docs/hardware.md 7.1) it reads no register:
+ * every completion sends a message whatever the status, and the callback
+ * finds completed slots in their records.
  */
 
 #define TERN_ENG_RESET_TIMEOUT_US	100000
+
+static_assert(sizeof(struct tern_done_record) == TERN_DONE_RECORD_SIZE);
+static_assert(offsetof(struct tern_done_record, run_ns) == TERN_DONE_OFF_RUN_NS);
+static_assert(offsetof(struct tern_done_record, seqno) == TERN_DONE_OFF_SEQNO);
+static_assert(offsetof(struct tern_done_record, info) == TERN_DONE_OFF_INFO);
 
 static irqreturn_t tern_engine_irq(int irq, void *arg)
 {
 	struct tern_engine *eng = arg;
 	u32 status;
+
+	if (eng->done) {
+		atomic64_inc(&eng->irq_count);
+		if (eng->irq_fn)
+			eng->irq_fn(eng, TERN_ENG_IRQ_UNREAD, eng->irq_data);
+		return IRQ_HANDLED;
+	}
 
 	status = tern_eng_read(eng, TERN_ENG_IRQ_STATUS);
 	if (!status || status == ~0u)
@@ -129,9 +144,9 @@ void tern_engines_disable_err_irq(struct tern_device *tdev)
  * @eng: the engine to set up
  * @id: its number
  *
- * Allocates the seqno writeback dword, points the engine at it, leaves the
- * engine's interrupts masked and requests its MSI-X vector.  Everything is
- * device-managed.
+ * Allocates the seqno writeback dword and, on a device that has them, the
+ * done records, points the engine at them, leaves the engine's interrupts
+ * masked and requests its MSI-X vector.  Everything is device-managed.
  *
  * Return: 0 or a negative errno.
  */
@@ -156,6 +171,18 @@ int tern_engine_init(struct tern_device *tdev, struct tern_engine *eng,
 	tern_eng_write(eng, TERN_ENG_IRQ_STATUS, ~0u);
 	tern_eng_write(eng, TERN_ENG_WRITEBACK_LO, lower_32_bits(eng->writeback_dma));
 	tern_eng_write(eng, TERN_ENG_WRITEBACK_HI, upper_32_bits(eng->writeback_dma));
+	if (tdev->caps & TERN_CAPS_DONE_RECORDS) {
+		/* zeroed: no slot has gone DONE */
+		eng->done = dmam_alloc_coherent(dev, TERN_SLOTS_PER_ENGINE *
+						sizeof(*eng->done),
+						&eng->done_dma, GFP_KERNEL);
+		if (!eng->done)
+			return -ENOMEM;
+		tern_eng_write(eng, TERN_ENG_DONE_RECORD_LO,
+			       lower_32_bits(eng->done_dma));
+		tern_eng_write(eng, TERN_ENG_DONE_RECORD_HI,
+			       upper_32_bits(eng->done_dma));
+	}
 
 	ret = pci_irq_vector(tdev->pdev, id);
 	if (ret < 0)
@@ -232,6 +259,9 @@ void tern_engine_program_slot(struct tern_engine *eng, unsigned int slot,
 	bool all = !eng->slot_regs_valid[slot];
 	unsigned int i;
 
+	/* told from the last DONE; writel() orders it before the doorbell */
+	if (eng->done)
+		WRITE_ONCE(eng->done[slot].info, 0);
 	for (i = 0; i < TERN_SLOT_RW_REGS; i++) {
 		if (all || cur[i] != val[i]) {
 			writel(val[i], s + i * 4);
@@ -270,6 +300,48 @@ void tern_engine_slot_result(struct tern_engine *eng, unsigned int slot,
 	res->outcome = TERN_SLOT_OUTCOME_OF(state);
 	res->run_ns = tern_read_counter64(eng->tdev, TERN_ENGINE_BASE(eng->id) +
 					  base + TERN_SLOT_RUN_NS_LO);
+}
+
+/**
+ * tern_engine_slot_record() - read a slot's done record
+ * @eng: the engine, with done records (&tern_engine.done)
+ * @slot: 0 or 1
+ * @res: filled in when the record holds a DONE
+ * @done_seq: filled in with the low 24 bits of the DONE's DONE_SEQ
+ *
+ * Reads memory only.  A record shows the last DONE of the slot since
+ * tern_engine_program_slot() cleared it, or, written late, the DONE before
+ * that (docs/hardware.md 7.1): @done_seq tells them apart.
+ *
+ * Return: true if the record holds a DONE.
+ */
+bool tern_engine_slot_record(struct tern_engine *eng, unsigned int slot,
+			     struct tern_slot_result *res, u32 *done_seq)
+{
+	const struct tern_done_record *rec = &eng->done[slot];
+	u32 info = le32_to_cpu(READ_ONCE(rec->info));
+
+	if (!TERN_DONE_INFO_OUTCOME(info))
+		return false;
+	/* the rest of the record was written before INFO */
+	dma_rmb();
+	res->outcome = TERN_DONE_INFO_OUTCOME(info);
+	res->run_ns = le64_to_cpu(READ_ONCE(rec->run_ns));
+	*done_seq = TERN_DONE_INFO_SEQ(info);
+	return true;
+}
+
+/**
+ * tern_engine_slot_done_seq() - read a DONE slot's DONE_SEQ register
+ * @eng: the engine
+ * @slot: 0 or 1, in state DONE
+ *
+ * Return: the low 24 bits, as a done record has them.
+ */
+u32 tern_engine_slot_done_seq(struct tern_engine *eng, unsigned int slot)
+{
+	return tern_eng_read(eng, TERN_SLOT_BASE(slot) + TERN_SLOT_DONE_SEQ) &
+	       TERN_DONE_SEQ_MASK;
 }
 
 /**

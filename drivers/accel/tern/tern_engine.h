@@ -58,13 +58,32 @@ struct tern_fault_info {
 /**
  * typedef tern_engine_irq_fn - called from the hard interrupt handler
  * @engine: the engine that interrupted
- * @status: TERN_ENG_IRQ_* bits that were set (already acknowledged)
+ * @status: TERN_ENG_IRQ_* bits that were set (already acknowledged), or
+ *	%TERN_ENG_IRQ_UNREAD on an engine with done records, whose handler
+ *	reads no register: the callback looks at the records, and reads and
+ *	acknowledges the status itself (tern_engine_ack_irqs()) when it needs it
  * @data: the pointer given to tern_engine_set_irq_handler()
  *
  * Runs in hard-IRQ context: it must not sleep.
  */
 typedef void (*tern_engine_irq_fn)(struct tern_engine *engine, u32 status,
 				   void *data);
+
+/* Not a register bit: the interrupt status was not read. */
+#define TERN_ENG_IRQ_UNREAD	BIT(31)
+
+/**
+ * struct tern_done_record - a slot's done record (docs/hardware.md 7.1)
+ * @run_ns: RUN_NS of the DONE
+ * @seqno: the slot's SEQNO
+ * @info: outcome and DONE_SEQ (TERN_DONE_INFO_*), written last; 0 until
+ *	the slot goes DONE after the driver cleared it
+ */
+struct tern_done_record {
+	__le64 run_ns;
+	__le32 seqno;
+	__le32 info;
+};
 
 /**
  * struct tern_engine - register-level view of one engine
@@ -75,6 +94,9 @@ typedef void (*tern_engine_irq_fn)(struct tern_engine *engine, u32 status,
  * @irq: Linux IRQ number of its MSI-X vector
  * @writeback: CPU address of the seqno writeback dword
  * @writeback_dma: its bus address
+ * @done: the two done records, when the device has them (version 1.1,
+ *	%TERN_CAPS_DONE_RECORDS), else NULL
+ * @done_dma: their bus address
  * @irq_fn: handler installed by the scheduler
  * @irq_data: its argument
  * @irq_count: interrupts taken
@@ -93,6 +115,8 @@ struct tern_engine {
 	int irq;
 	u32 *writeback;
 	dma_addr_t writeback_dma;
+	struct tern_done_record *done;
+	dma_addr_t done_dma;
 	tern_engine_irq_fn irq_fn;
 	void *irq_data;
 	atomic64_t irq_count;
@@ -133,6 +157,9 @@ u32 tern_engine_slot_state(struct tern_engine *eng, unsigned int slot);
 void tern_engine_slot_result(struct tern_engine *eng, unsigned int slot,
 			     u32 state, struct tern_slot_result *res);
 void tern_engine_slot_ack(struct tern_engine *eng, unsigned int slot);
+bool tern_engine_slot_record(struct tern_engine *eng, unsigned int slot,
+			     struct tern_slot_result *res, u32 *done_seq);
+u32 tern_engine_slot_done_seq(struct tern_engine *eng, unsigned int slot);
 void tern_engine_read_fault(struct tern_engine *eng,
 			    struct tern_fault_info *fault);
 u32 tern_engine_ack_irqs(struct tern_engine *eng);

@@ -142,6 +142,7 @@
 #define   TERN_DONE_INFO_OUTCOME(v)	((v) & 0xf)	/* TERN_OUTCOME_*, 0: not DONE */
 #define   TERN_DONE_INFO_SEQ_SHIFT	8
 #define   TERN_DONE_INFO_SEQ(v)		((v) >> 8)	/* DONE_SEQ, low 24 bits */
+#define   TERN_DONE_SEQ_MASK		0xffffff
 
 /* fault kinds (TERN_FAULT_KIND) */
 #define TERN_FAULT_NONE			0

@@ -801,6 +801,40 @@ static void tern_sched_hang_cleared(struct tern_sched *s)
 }
 
 /*
+ * Whether the head slot is DONE, and how: from its done record in the
+ * interrupt handler of a device that has them (no register read; a record
+ * that is not the next DONE, or another outcome than COMPLETED, leaves it
+ * to the slow path), else from its registers.  Return 1 if DONE, 0 if
+ * not yet, -EAGAIN if the interrupt handler must leave it to the slow
+ * path.
+ */
+static int tern_sched_head_done(struct tern_sched *s, unsigned int slot,
+				bool irq, struct tern_slot_result *res)
+{
+	struct tern_engine *eng = s->eng;
+	u32 state, seq;
+
+	if (irq && eng->done) {
+		if (!tern_engine_slot_record(eng, slot, res, &seq))
+			return 0;	/* its message follows its record */
+		if (res->outcome != TERN_OUTCOME_COMPLETED ||
+		    seq != ((s->done_seq + 1) & TERN_DONE_SEQ_MASK))
+			return -EAGAIN;
+		s->done_seq = seq;
+		return 1;
+	}
+	state = tern_engine_slot_state(eng, slot);
+	if (TERN_SLOT_STATE_OF(state) != TERN_SLOT_STATE_DONE)
+		return 0;
+	if (irq && TERN_SLOT_OUTCOME_OF(state) != TERN_OUTCOME_COMPLETED)
+		return -EAGAIN;
+	tern_engine_slot_result(eng, slot, state, res);
+	if (eng->done)
+		s->done_seq = tern_engine_slot_done_seq(eng, slot);
+	return 1;
+}
+
+/*
  * Retire DONE slots in doorbell order.  From the interrupt (@irq) only
  * COMPLETED ones: at the first other outcome it stops and returns false,
  * leaving that slot to the scheduler's work item.
@@ -818,16 +852,14 @@ static bool tern_sched_retire(struct tern_sched *s, bool irq)
 		struct tern_sched_ctx *ctx;
 		struct tern_sched_job *job;
 		struct tern_slot_result res;
-		u32 state = tern_engine_slot_state(eng, slot);
+		int done = tern_sched_head_done(s, slot, irq, &res);
 
-		if (TERN_SLOT_STATE_OF(state) != TERN_SLOT_STATE_DONE)
+		if (!done)
 			break;
-		if (irq && TERN_SLOT_OUTCOME_OF(state) != TERN_OUTCOME_COMPLETED) {
+		if (done < 0) {
 			all = false;
 			break;
 		}
-
-		tern_engine_slot_result(eng, slot, state, &res);
 		tern_engine_slot_ack(eng, slot);
 		/* traced before the next job becomes the head */
 		trace_tern_job_complete(eng->id, slot, s->slot[slot]->ctx->tag,
@@ -975,35 +1007,51 @@ static enum hrtimer_restart tern_sched_check_due(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
+/* Retire COMPLETED slots and refill them, in the interrupt: true if done. */
+static bool tern_sched_irq_complete(struct tern_sched *s)
+{
+	bool done = false;
+
+	spin_lock(&s->lock);
+	if (!s->raw && !s->preempting && !s->hang_suspect && !s->stopped &&
+	    !s->resetting && tern_sched_retire(s, true)) {
+		tern_sched_feed(s);
+		tern_sched_check_preempt(s);
+		done = true;
+	}
+	spin_unlock(&s->lock);
+	return done;
+}
+
 /*
  * The engine's interrupt.  The common case, slots that COMPLETED, is
  * handled here, in hard-IRQ context: the fences signal and the free slots
- * are refilled without waiting for a work item.  A fault, a preemption, a
- * reset or raw_nop's loan of the engine goes to the scheduler's work item,
- * as does whatever this pass leaves (a DONE slot of another outcome).
+ * are refilled without waiting for a work item.  On a device with done
+ * records this reads no register: the records tell which slots completed
+ * and for how long they ran (docs/hardware.md 7.1), and only the ACK of
+ * each slot is written.  A fault, a preemption, a reset or raw_nop's loan
+ * of the engine goes to the scheduler's work item, as does whatever this
+ * pass leaves (a DONE slot of another outcome, or a record written late).
  */
 static void tern_sched_irq(struct tern_engine *eng, u32 status, void *data)
 {
 	struct tern_sched *s = data;
-	bool done = false;
 
+	if (status & TERN_ENG_IRQ_UNREAD) {
+		/* done records: completions cost no register read */
+		if (tern_sched_irq_complete(s))
+			return;
+		/* the rest needs the status, and the slow path */
+		status = tern_engine_ack_irqs(eng) | TERN_ENG_IRQ_UNREAD;
+	}
 	if (status & TERN_ENG_IRQ_PREEMPT_DONE)
 		WRITE_ONCE(s->preempt_irq_ns, ktime_get_ns());
 	if (READ_ONCE(s->raw))
 		wake_up_all(&s->raw_wait);
 
-	if (!(status & (TERN_ENG_IRQ_FAULT | TERN_ENG_IRQ_PREEMPT_DONE))) {
-		spin_lock(&s->lock);
-		if (!s->raw && !s->preempting && !s->hang_suspect &&
-		    !s->stopped && !s->resetting &&
-		    tern_sched_retire(s, true)) {
-			tern_sched_feed(s);
-			tern_sched_check_preempt(s);
-			done = true;
-		}
-		spin_unlock(&s->lock);
-	}
-	if (!done)
+	if ((status & (TERN_ENG_IRQ_FAULT | TERN_ENG_IRQ_PREEMPT_DONE |
+		       TERN_ENG_IRQ_UNREAD)) ||
+	    !tern_sched_irq_complete(s))
 		queue_work(s->tdev->wq, &s->done_work);
 }
 

@@ -241,6 +241,8 @@ void tern_sched_ctx_cancel(struct tern_sched_ctx *sctx, int error);
  * @order: slots in doorbell order; @order[0] is the one running
  * @inflight: number of occupied slots
  * @hw_seqno: last value written to a slot's SEQNO for a new run
+ * @done_seq: low 24 bits of the DONE_SEQ of the last slot retired: a done
+ *	record is taken for the next DONE only if it follows this one
  * @stopped: the device is gone, or the engine was lost (a reset that did
  *	not end): nothing is programmed any more
  * @resetting: an engine reset is in progress: nothing is programmed
@@ -296,6 +298,7 @@ struct tern_sched {
 	unsigned int order[TERN_SLOTS_PER_ENGINE];
 	unsigned int inflight;
 	u32 hw_seqno;
+	u32 done_seq;
 	bool stopped;
 	bool resetting;
 	bool raw;
