@@ -17,6 +17,10 @@
 # run a second time behind a virtual IOMMU, in groups named iommu-<n> that
 # vm-run.sh boots with intel-iommu (docs/development.md, "The VM").  A test
 # whose tern-vm line says iommu=no stays out of them.
+#
+# The tests whose names match TERN_VM_HW10_TESTS (a regex; empty: none) run
+# once more on a version 1.0 device (done-records=off, docs/hardware.md),
+# in groups named hw10-<n>: the driver's path without done records.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -61,9 +65,22 @@ printf '%s\n' "${order[@]}" >"$ROOT/tern/modules.load"
 
 # VM tests and their groups.
 : >"$VM/groups.txt.new"
-declare -A group_of=() iommu_group_of=()
-declare -a iommu_lines=()
-ngroups=0 niommu=0
+declare -A group_of=() iommu_group_of=() hw10_group_of=()
+declare -a iommu_lines=() hw10_lines=()
+ngroups=0 niommu=0 nhw10=0
+hw10_re=${TERN_VM_HW10_TESTS-^(core_(submit|fault|hang|progress|job_release|submit_many)|sched_(preempt|batch|preempt_recovery)|lib_fence)$}
+# "a+b" -> "a,done-records=off+b,done-records=off"
+hw10_opts() {
+	local one out= sep=
+	local -a devs
+	IFS=+ read -ra devs <<<"${1:-}"
+	[ ${#devs[@]} -gt 0 ] || devs=("")
+	for one in "${devs[@]}"; do
+		out+="$sep${one:+$one,}done-records=off"
+		sep=+
+	done
+	echo "$out"
+}
 iommu_re=${TERN_VM_IOMMU_TESTS-^((core|lib|sched)_|bo_(local|residency|oversubscribe)|vm_(bind_async|bind_queue|bind_split|unmap_race|unmap_unplug|retarget_race)$)}
 for src in "$TERN_TOP"/tests/vm/*.c; do
 	[ -e "$src" ] || continue
@@ -90,8 +107,17 @@ for src in "$TERN_TOP"/tests/vm/*.c; do
 		fi
 		echo "$name $limit" >>"$ROOT/tern/groups/${iommu_group_of[$key]}"
 	fi
+	# The same test on a version 1.0 device.
+	if [ -n "$hw10_re" ] && echo "$name" | grep -Eq "$hw10_re"; then
+		if [ -z "${hw10_group_of[$key]:-}" ]; then
+			hw10_group_of[$key]=hw10-$nhw10
+			hw10_lines+=("hw10-$nhw10 $(hw10_opts "$dev")")
+			nhw10=$((nhw10 + 1))
+		fi
+		echo "$name $limit" >>"$ROOT/tern/groups/${hw10_group_of[$key]}"
+	fi
 done
-for line in "${iommu_lines[@]}"; do
+for line in "${iommu_lines[@]}" "${hw10_lines[@]}"; do
 	echo "$line" >>"$VM/groups.txt.new"
 done
 mv "$VM/groups.txt.new" "$VM/groups.txt"
@@ -101,4 +127,4 @@ if [ -d "$B/userspace/bin" ]; then
 fi
 
 (cd "$ROOT" && find . | sort | cpio -o -H newc --quiet | gzip -1) >"$VM/initramfs.cpio.gz"
-log "initramfs ready: $(du -h "$VM/initramfs.cpio.gz" | cut -f1), modules: ${order[*]}, $ngroups test group(s) and $niommu behind the IOMMU"
+log "initramfs ready: $(du -h "$VM/initramfs.cpio.gz" | cut -f1), modules: ${order[*]}, $ngroups test group(s), $niommu behind the IOMMU and $nhw10 on a 1.0 device"

@@ -11,7 +11,8 @@ or hung-task report while it ran, a write into a freed page (page_poison=1)
 or an IOMMU fault (DMAR, in the iommu-<n> groups), and when contexts of
 its exited processes were still there 10 s after it ended (TERN-LEAK: a
 job that never finished).  A test of an iommu-<n>
-group is named <test>@iommu.  TERN_VM_IOMMU as for vm-run.sh says which
+group is named <test>@iommu, one of a hw10-<n> group (a version 1.0
+device) <test>@hw10.  TERN_VM_IOMMU as for vm-run.sh says which
 groups ran.  Writes "passed failed skipped" to build/results/vm.txt.
 """
 import os
@@ -60,11 +61,17 @@ def main():
         cur = None
         in_dmesg = None
         behind = g.startswith("iommu-")
+        hw10 = g.startswith("hw10-")
         translated = False
+        versions = []
         for raw in lines:
             line = raw.rstrip("\r")
             if re.match(r"TERN-IOMMU \S+ DMA\s*$", line):
                 translated = True
+                continue
+            m = re.match(r"TERN-HW tern (\d+\.\d+): \d+ engines", line)
+            if m:
+                versions.append(m.group(1))
                 continue
             m = re.match(r"TERN-TEST-BEGIN (\S+)", line)
             if m:
@@ -102,11 +109,15 @@ def main():
                         state[cur]["ok"] += 1
                     else:
                         state[cur]["fail"].append(desc)
-        label = "@iommu" if behind else ""
+        label = "@iommu" if behind else "@hw10" if hw10 else ""
         if behind and state and not translated:
             failed += 1
             failures.append("group %s: the device was not behind a translating IOMMU "
                             "(no 'TERN-IOMMU <bdf> DMA' line in %s)" % (g, path))
+        if hw10 and state and (not versions or set(versions) != {"1.0"}):
+            failed += 1
+            failures.append("group %s: the driver did not report version 1.0 for every "
+                            "device ('TERN-HW tern 1.0: <n> engines' lines in %s)" % (g, path))
         for n in names:
             s = state.get(n)
             n += label

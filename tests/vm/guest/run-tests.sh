@@ -45,6 +45,9 @@ for d in /sys/bus/pci/drivers/tern/0000:*; do
 	[ -e "$d/iommu_group/type" ] &&
 		echo "TERN-IOMMU ${d##*/} $(cat "$d/iommu_group/type")"
 done
+# The hardware version of each device, as the driver reported it at probe,
+# for vm-results.py to check the hw10-<n> groups.
+dmesg | grep -o 'tern [0-9]*\.[0-9]*: [0-9]* engines' | sed 's/^/TERN-HW /'
 dmesg -c >/dev/null
 while read -r name limit; do
 	[ -n "$name" ] || continue
