@@ -217,7 +217,8 @@ static void tern_context_free(struct tern_context *ctx, bool deferred)
 	/* may be the last reference of the DRM device */
 	tern_vm_put(ctx->vm);
 	mutex_destroy(&ctx->submit_lock);
-	kfree(ctx);
+	/* a lookup may still be reading ctx->ref */
+	kfree_rcu(ctx, rcu);
 	module_put(THIS_MODULE);
 }
 
@@ -262,17 +263,21 @@ void tern_context_put(struct tern_context *ctx)
  * @tfile: the file
  * @handle: the context's handle
  *
+ * Without the file's lock: the contexts are freed after an RCU grace
+ * period, and a context whose last reference is gone is not taken.  A
+ * handle reserved by a creation in progress is no context yet (NULL).
+ *
  * Return: the context, or NULL if the file has no such context.
  */
 struct tern_context *tern_context_lookup(struct tern_file *tfile, u32 handle)
 {
 	struct tern_context *ctx;
 
-	mutex_lock(&tfile->lock);
+	rcu_read_lock();
 	ctx = xa_load(&tfile->contexts, handle);
-	if (ctx)
-		kref_get(&ctx->ref);
-	mutex_unlock(&tfile->lock);
+	if (ctx && !kref_get_unless_zero(&ctx->ref))
+		ctx = NULL;
+	rcu_read_unlock();
 	return ctx;
 }
 

@@ -27,6 +27,8 @@ struct tern_vm;
 /**
  * struct tern_context - a queue of work for one engine, owned by a file
  * @ref: reference count: the file's handle and every unfinished job
+ * @rcu: the context is freed after a grace period: tern_context_lookup()
+ *	finds it without the file's lock
  * @tdev: the device
  * @vm: the address space of the owning file (a reference)
  * @handle: handle in the owning file
@@ -71,6 +73,7 @@ struct tern_vm;
  */
 struct tern_context {
 	struct kref ref;
+	struct rcu_head rcu;
 	struct tern_device *tdev;
 	struct tern_vm *vm;
 	u32 handle;
