@@ -343,6 +343,7 @@ void tern_device_close(struct tern_device *dev)
 	if (!dev)
 		return;
 	tern_vm_fini(dev);
+	tern_fence_pool_fini(dev);
 	pthread_mutex_destroy(&dev->bind_lock);
 	pthread_mutex_destroy(&dev->lock);
 	tern_va_fini(&dev->va);

@@ -14,12 +14,13 @@
  * from a sync_file exported from the syncobj (SYNC_IOC_FILE_INFO status).
  * The syncobj stays: it is what other jobs and processes wait on.
  *
- * The syncobjs of freed fences are kept, up to TERN_SYNCOBJ_POOL_MAX per
+ * Freed fences are kept with their syncobjs, up to TERN_FENCE_POOL_MAX per
  * device, for the next fences (not one whose handle tern_fence_syncobj()
- * gave out: it is destroyed with its fence, as tern.h says): a job's fence then costs no syncobj create
- * and destroy calls.  Whatever gives a pooled syncobj to a new fence
- * replaces the fence it held (the submit's out-sync, an import, a
- * transfer); closing the device frees them with its file.
+ * gave out: its syncobj is destroyed with it, as tern.h says): a job's
+ * fence then costs no allocation and no syncobj create and destroy calls.
+ * Whatever gives a pooled syncobj to a new fence replaces the fence it
+ * held (the submit's out-sync, an import, a transfer); closing the device
+ * frees the pool, and the syncobjs with its file.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -75,31 +76,31 @@ static int syncobj_status(struct tern_fence *f, int *status)
 	return 0;
 }
 
-/* A binary syncobj for a new fence, from the pool or new: 0 or -errno. */
-int tern_syncobj_get(struct tern_device *dev, uint32_t *handle)
-{
-	pthread_mutex_lock(&dev->lock);
-	if (dev->syncobj_pooled) {
-		*handle = dev->syncobj_pool[--dev->syncobj_pooled];
-		pthread_mutex_unlock(&dev->lock);
-		return 0;
-	}
-	pthread_mutex_unlock(&dev->lock);
-	return drmSyncobjCreate(dev->fd, 0, handle) ? -errno : 0;
-}
-
 int tern_fence_new(struct tern_device *dev, const char *what, struct tern_fence **fencep)
 {
-	struct tern_fence *f;
+	struct tern_fence *f = NULL;
+	uint32_t handle;
 	int ret;
 
 	*fencep = NULL;
+	pthread_mutex_lock(&dev->lock);
+	if (dev->fence_pooled)
+		f = dev->fence_pool[--dev->fence_pooled];
+	pthread_mutex_unlock(&dev->lock);
+	if (f) {
+		handle = f->syncobj;
+		memset(f, 0, sizeof(*f));
+		f->dev = dev;
+		f->syncobj = handle;
+		*fencep = f;
+		return 0;
+	}
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return tern_seterr(-ENOMEM, "%s: out of memory", what);
 	f->dev = dev;
-	ret = tern_syncobj_get(dev, &f->syncobj);
-	if (ret) {
+	if (drmSyncobjCreate(dev->fd, 0, &f->syncobj)) {
+		ret = -errno;
 		free(f);
 		return tern_seterr(ret, "%s: cannot create a syncobj for the fence: %s", what,
 				   strerror(-ret));
@@ -108,17 +109,27 @@ int tern_fence_new(struct tern_device *dev, const char *what, struct tern_fence 
 	return 0;
 }
 
-/* The syncobj of a freed fence: back to the pool, or destroyed. */
-void tern_syncobj_put(struct tern_device *dev, uint32_t handle)
+void tern_fence_recycle(struct tern_fence *fence)
 {
-	pthread_mutex_lock(&dev->lock);
-	if (dev->syncobj_pooled < TERN_SYNCOBJ_POOL_MAX) {
-		dev->syncobj_pool[dev->syncobj_pooled++] = handle;
+	struct tern_device *dev = fence->dev;
+
+	if (!fence->exposed) {
+		pthread_mutex_lock(&dev->lock);
+		if (dev->fence_pooled < TERN_FENCE_POOL_MAX) {
+			dev->fence_pool[dev->fence_pooled++] = fence;
+			pthread_mutex_unlock(&dev->lock);
+			return;
+		}
 		pthread_mutex_unlock(&dev->lock);
-		return;
 	}
-	pthread_mutex_unlock(&dev->lock);
-	drmSyncobjDestroy(dev->fd, handle);
+	drmSyncobjDestroy(dev->fd, fence->syncobj);
+	free(fence);
+}
+
+void tern_fence_pool_fini(struct tern_device *dev)
+{
+	while (dev->fence_pooled)
+		free(dev->fence_pool[--dev->fence_pooled]);
 }
 
 int64_t tern_abs_timeout(int64_t timeout_ns)
@@ -278,19 +289,12 @@ int tern_fence_import_sync_file(struct tern_device *dev, int fd, struct tern_fen
 
 	*fencep = NULL;
 	tern_clearerr();
-	f = calloc(1, sizeof(*f));
-	if (!f)
-		return tern_seterr(-ENOMEM, "fence: out of memory");
-	f->dev = dev;
-	ret = tern_syncobj_get(dev, &f->syncobj);
-	if (ret) {
-		free(f);
-		return tern_seterr(ret, "fence: cannot create a syncobj: %s", strerror(-ret));
-	}
+	ret = tern_fence_new(dev, "fence", &f);
+	if (ret)
+		return ret;
 	if (drmSyncobjImportSyncFile(dev->fd, f->syncobj, fd)) {
 		ret = -errno;
-		tern_syncobj_put(dev, f->syncobj);
-		free(f);
+		tern_fence_recycle(f);
 		return tern_seterr(ret, "fence: fd %d is not a sync_file: %s", fd,
 				   strerror(-ret));
 	}
@@ -302,10 +306,6 @@ void tern_fence_free(struct tern_fence *fence)
 {
 	if (!fence)
 		return;
-	if (fence->exposed)
-		drmSyncobjDestroy(fence->dev->fd, fence->syncobj);
-	else
-		tern_syncobj_put(fence->dev, fence->syncobj);
 	tern_progress_put(fence->progress);
-	free(fence);
+	tern_fence_recycle(fence);
 }

@@ -21,7 +21,7 @@
 #define TERN_LIB_VA_START		(1ull << 20)
 
 /* binary syncobjs of freed fences kept for the next ones, per device */
-#define TERN_SYNCOBJ_POOL_MAX	64
+#define TERN_FENCE_POOL_MAX	64
 
 /* A range of device VAs tern_va_reserve() handed out. */
 struct tern_va_rsv {
@@ -75,13 +75,14 @@ struct tern_bind_rec {
 struct tern_device {
 	int fd;
 	struct tern_device_info info;
-	/* protects va, bos, syncobj_pool, rsv, maps and the bind records */
+	/* protects va, bos, fence_pool, rsv, maps and the bind records */
 	pthread_mutex_t lock;
 	struct tern_va_space va;	/* device VAs handed out */
 	struct tern_bo **bos;		/* live buffers, sorted by va */
 	size_t bo_count, bo_cap;
-	uint32_t syncobj_pool[TERN_SYNCOBJ_POOL_MAX];
-	unsigned int syncobj_pooled;
+	/* freed fences, each with its binary syncobj, for the next ones */
+	struct tern_fence *fence_pool[TERN_FENCE_POOL_MAX];
+	unsigned int fence_pooled;
 	/*
 	 * bind.c: serialises tern_vm_bind() and the reconciliation of its
 	 * view with the kernel's (taken before @lock), so that the binds
@@ -235,14 +236,17 @@ void tern_vm_fini(struct tern_device *dev);
  * never), for drmSyncobjWait().
  */
 int64_t tern_abs_timeout(int64_t timeout_ns);
-int tern_syncobj_get(struct tern_device *dev, uint32_t *handle);
-void tern_syncobj_put(struct tern_device *dev, uint32_t handle);
 
 /*
- * fence.c: a new fence of @dev on a binary syncobj of the pool, for a job
- * or a bind to signal; on failure the thread's error names @what.
+ * fence.c: a new fence of @dev with a binary syncobj, from the pool of
+ * freed fences or new, for a job or a bind to signal (or an import, a
+ * transfer, to replace its fence); on failure the thread's error names
+ * @what.  tern_fence_recycle() gives one that was never handed out back;
+ * tern_fence_pool_fini() frees the pool at close.
  */
 int tern_fence_new(struct tern_device *dev, const char *what, struct tern_fence **fencep);
+void tern_fence_recycle(struct tern_fence *fence);
+void tern_fence_pool_fini(struct tern_device *dev);
 
 /*
  * fence.c: wait until the CLOCK_MONOTONIC @deadline for @fence: 0 with

@@ -252,11 +252,10 @@ struct submit_prep {
 };
 
 /* Free what @p holds; a fence not handed out gives its syncobj back. */
-static void submit_prep_release(struct tern_device *dev, struct submit_prep *p)
+static void submit_prep_release(struct submit_prep *p)
 {
 	if (p->fence) {
-		tern_syncobj_put(dev, p->fence->syncobj);
-		free(p->fence);
+		tern_fence_recycle(p->fence);
 		p->fence = NULL;
 	}
 	free(p->out);
@@ -329,7 +328,7 @@ static int submit_prepare(struct tern_context *ctx, const struct tern_cmdbuf *cb
 	return 0;
 
 err:
-	submit_prep_release(dev, p);
+	submit_prep_release(p);
 	return ret;
 }
 
@@ -365,7 +364,7 @@ int tern_submit_deps(struct tern_context *ctx, const struct tern_cmdbuf *cb,
 		ret = submit_error(ctx, &p.args, -errno);
 	else
 		submit_commit(ctx, &p, fencep);
-	submit_prep_release(ctx->dev, &p);
+	submit_prep_release(&p);
 	return ret;
 }
 
@@ -443,7 +442,6 @@ static int job_error(int err, unsigned int job, unsigned int count)
 int tern_submit_many(struct tern_context *ctx, const struct tern_cmdbuf *const *cbs,
 		     unsigned int count, struct tern_fence **fences, unsigned int *submitted)
 {
-	struct tern_device *dev = ctx->dev;
 	unsigned int first = 0, i, n;
 	struct submit_prep *p;
 	int ret = 0, err;
@@ -489,7 +487,7 @@ int tern_submit_many(struct tern_context *ctx, const struct tern_cmdbuf *const *
 			ret = job_error(ret, first + n, count);
 		}
 		for (i = 0; i < n; i++)
-			submit_prep_release(dev, &p[i]);
+			submit_prep_release(&p[i]);
 		first += done;
 		if (submitted)
 			*submitted = first;

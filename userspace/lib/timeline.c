@@ -161,16 +161,9 @@ int tern_timeline_point_fence(struct tern_timeline *tl, uint64_t point,
 	ret = tern_timeline_check_wait(tl, point, "timeline fence");
 	if (ret)
 		return ret;
-	f = calloc(1, sizeof(*f));
-	if (!f)
-		return tern_seterr(-ENOMEM, "timeline fence: out of memory");
-	f->dev = dev;
-	ret = tern_syncobj_get(dev, &f->syncobj);
-	if (ret) {
-		free(f);
-		return tern_seterr(ret, "timeline fence: cannot create a syncobj: %s",
-				   strerror(-ret));
-	}
+	ret = tern_fence_new(dev, "timeline fence", &f);
+	if (ret)
+		return ret;
 	if (drmSyncobjTransfer(dev->fd, f->syncobj, 0, tl->syncobj, point, 0)) {
 		ret = -errno;
 		tern_fence_free(f);
