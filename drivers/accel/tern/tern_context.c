@@ -481,9 +481,14 @@ int tern_context_create_ioctl(struct drm_device *drm, void *data,
 	}
 
 	mutex_lock(&tfile->lock);
+	/*
+	 * Complete before it is published: tern_context_lookup() takes it
+	 * from the array without the file's lock, and the store orders the
+	 * writes before it.
+	 */
+	ctx->vm = tern_vm_get(tfile->vm);
 	/* into the reserved entry: no allocation, nothing to fail */
 	WARN_ON(xa_store(&tfile->contexts, ctx->handle, ctx, GFP_KERNEL));
-	ctx->vm = tern_vm_get(tfile->vm);
 	mutex_lock(&tdev->contexts_lock);
 	list_add_tail(&ctx->link, &tdev->contexts);
 	mutex_unlock(&tdev->contexts_lock);
