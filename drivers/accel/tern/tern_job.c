@@ -313,18 +313,20 @@ static void tern_job_signalled(struct dma_fence *fence, struct dma_fence_cb *cb)
 				   TERN_JOB_FREE_DELAY);
 }
 
-/* Release every job on the free list; how many. */
-static unsigned int tern_job_release_listed(struct tern_device *tdev)
+/*
+ * Release every job on the free list, counting each in @count first: the
+ * last release may drop what keeps @tdev.
+ */
+static void tern_job_release_listed(struct tern_device *tdev,
+				    atomic64_t *count)
 {
 	struct llist_node *done = llist_del_all(&tdev->free_jobs);
 	struct tern_job *job, *next;
-	unsigned int n = 0;
 
 	llist_for_each_entry_safe(job, next, done, free_node) {
+		atomic64_inc(count);
 		tern_job_release(job);
-		n++;
 	}
-	return n;
 }
 
 /**
@@ -342,7 +344,13 @@ void tern_job_reap(struct tern_device *tdev)
 {
 	if (llist_empty(&tdev->free_jobs) || READ_ONCE(tdev->release_delay_us))
 		return;
-	atomic64_add(tern_job_release_listed(tdev), &tdev->jobs_reaped);
+	/*
+	 * The free work's timer goes with the jobs it was armed for: a job
+	 * listed from now on arms it again.  Left pending, it could fire
+	 * after the last job, and the device or module it needs, went.
+	 */
+	cancel_delayed_work(&tdev->free_work);
+	tern_job_release_listed(tdev, &tdev->jobs_reaped);
 }
 
 /*
@@ -413,7 +421,7 @@ void tern_job_free_work(struct work_struct *work)
 	if (delay)
 		fsleep(min_t(u32, delay, TERN_RELEASE_DELAY_MAX_US));
 	atomic64_inc(&tdev->free_work_runs);
-	atomic64_add(tern_job_release_listed(tdev), &tdev->jobs_freed_by_work);
+	tern_job_release_listed(tdev, &tdev->jobs_freed_by_work);
 }
 
 static enum drm_gpu_sched_stat tern_job_timedout(struct drm_sched_job *sched_job)
