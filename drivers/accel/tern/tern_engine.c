@@ -327,6 +327,7 @@ bool tern_engine_slot_record(struct tern_engine *eng, unsigned int slot,
 	dma_rmb();
 	res->outcome = TERN_DONE_INFO_OUTCOME(info);
 	res->run_ns = le64_to_cpu(READ_ONCE(rec->run_ns));
+	res->seqno = le32_to_cpu(READ_ONCE(rec->seqno));
 	*done_seq = TERN_DONE_INFO_SEQ(info);
 	return true;
 }

@@ -37,10 +37,12 @@ struct tern_slot_desc {
  * struct tern_slot_result - what a DONE slot reports
  * @outcome: TERN_OUTCOME_*
  * @run_ns: device time of the run
+ * @seqno: the slot's SEQNO, from a done record only
  */
 struct tern_slot_result {
 	u32 outcome;
 	u64 run_ns;
+	u32 seqno;
 };
 
 /**

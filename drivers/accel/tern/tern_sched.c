@@ -696,6 +696,14 @@ static void tern_sched_preempt_served(struct tern_sched *s)
 	latency = now - s->preempt_start_ns;
 
 	s->preempting = false;
+	/*
+	 * With done records the interrupt handler may take this request's
+	 * message only after this, on its record path, which clears nothing:
+	 * the request's status bits go now, or they would still be set at the
+	 * next request and it would send no message (docs/hardware.md 6).
+	 */
+	if (s->eng->done)
+		tern_engine_ack_irqs(s->eng);
 	st->served++;
 	st->last_ns = latency;
 	st->max_ns = max(st->max_ns, latency);
@@ -817,7 +825,13 @@ static int tern_sched_head_done(struct tern_sched *s, unsigned int slot,
 	if (irq && eng->done) {
 		if (!tern_engine_slot_record(eng, slot, res, &seq))
 			return 0;	/* its message follows its record */
+		/*
+		 * The late record of a DONE retired from the registers (by
+		 * done_work or raw_nop) is not this run's: its SEQNO or its
+		 * DONE_SEQ tells.
+		 */
 		if (res->outcome != TERN_OUTCOME_COMPLETED ||
+		    res->seqno != s->slot[slot]->desc.seqno ||
 		    seq != ((s->done_seq + 1) & TERN_DONE_SEQ_MASK))
 			return -EAGAIN;
 		s->done_seq = seq;
