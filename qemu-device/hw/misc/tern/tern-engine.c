@@ -23,6 +23,12 @@
 #include "qemu/rcu.h"
 #include "tern.h"
 
+/* Where done records go; 0: none (bits 3:0 are ignored, section 7.1). */
+static uint64_t tern_done_record_base(TernEngine *eng)
+{
+    return eng->done_record & ~(uint64_t)(TERN_DONE_RECORD_ALIGN - 1);
+}
+
 /*
  * Set status bits and send the engine message they call for (section 6);
  * @completed: a slot went DONE/COMPLETED, which with done records sends a
@@ -33,7 +39,7 @@ static void tern_engine_raise(TernEngine *eng, uint32_t bits, bool completed)
 {
     bool send = bits & ~eng->irq_status & ~eng->irq_mask;
 
-    if (completed && eng->done_record &&
+    if (completed && tern_done_record_base(eng) &&
         !(eng->irq_mask & TERN_ENG_IRQ_SLOT_DONE)) {
         send = true;
     }
@@ -42,7 +48,7 @@ static void tern_engine_raise(TernEngine *eng, uint32_t bits, bool completed)
         return;
     }
     if (eng->done_out_count) {
-        eng->done_out_msg = true;
+        eng->done_out_msg |= bits;
     } else {
         tern_send_msg(eng->dev, eng, eng->index);
     }
@@ -58,10 +64,10 @@ static void tern_slot_done(TernEngine *eng, int slot, uint32_t outcome,
     sl->outcome = outcome;
     sl->run_ns = run_ns;
     sl->done_seq = ++eng->done_count;
-    if (eng->done_record) {
+    if (tern_done_record_base(eng)) {
         TernDoneOut *o = &eng->done_out[eng->done_out_count++];
 
-        o->addr = eng->done_record + slot * TERN_DONE_RECORD_SIZE;
+        o->addr = tern_done_record_base(eng) + slot * TERN_DONE_RECORD_SIZE;
         o->run_ns = run_ns;
         o->seqno = sl->seqno;
         o->info = outcome | (sl->done_seq << TERN_DONE_INFO_SEQ_SHIFT);
@@ -72,20 +78,21 @@ static void tern_slot_done(TernEngine *eng, int slot, uint32_t outcome,
  * Write the done records made while the lock was held, INFO last, then
  * send the message that waited for them.  Called at the end of every
  * locked section that may make a slot DONE; drops the lock for the DMA,
- * which behind an IOMMU may need the BQL.
+ * as the engine does for all its DMA.  A reset or a mask written
+ * meanwhile drops the message (sections 6 and 15).
  */
 static void tern_engine_flush_locked(TernEngine *eng)
 {
     TernDoneOut out[TERN_SLOTS_PER_ENGINE];
     unsigned n = eng->done_out_count, i;
-    bool msg = eng->done_out_msg;
+    uint32_t msg = eng->done_out_msg;
 
     if (!n) {
         return;
     }
     memcpy(out, eng->done_out, n * sizeof(out[0]));
     eng->done_out_count = 0;
-    eng->done_out_msg = false;
+    eng->done_out_msg = 0;
     qemu_mutex_unlock(&eng->lock);
     for (i = 0; i < n; i++) {
         uint8_t head[TERN_DONE_OFF_INFO];
@@ -101,7 +108,7 @@ static void tern_engine_flush_locked(TernEngine *eng)
         }
     }
     qemu_mutex_lock(&eng->lock);
-    if (msg) {
+    if ((msg & ~eng->irq_mask) && !eng->reset_req && !eng->exit_req) {
         tern_send_msg(eng->dev, eng, eng->index);
     }
 }

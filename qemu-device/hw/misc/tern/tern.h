@@ -141,12 +141,13 @@ typedef struct TernEngine {
     uint64_t done_record;
     /*
      * Done records made under the lock and the engine message that must
-     * follow them: written and sent by tern_engine_flush_locked(), never
-     * with the lock held (DMA may need the BQL behind an IOMMU).
+     * follow them: written and sent by tern_engine_flush_locked(), with
+     * the lock dropped, as the engine does all its DMA, so that register
+     * accesses never wait behind guest memory.
      */
     TernDoneOut done_out[TERN_SLOTS_PER_ENGINE];
     unsigned done_out_count;
-    bool done_out_msg;
+    uint32_t done_out_msg;  /* status bits whose message waits for them */
     uint32_t progress;
     uint32_t cur_offset;
     uint64_t busy_ns;
