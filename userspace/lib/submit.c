@@ -247,6 +247,7 @@ int tern_deps_prepare(const struct tern_device *dev, const struct tern_deps *dep
 struct submit_prep {
 	struct drm_tern_submit args;
 	struct drm_tern_sync *in, *out;
+	struct drm_tern_sync own_out;	/* @out of a job without deps */
 	uint32_t *handles;
 	struct tern_fence *fence;	/* NULL: the caller wants none */
 };
@@ -258,7 +259,8 @@ static void submit_prep_release(struct submit_prep *p)
 		tern_fence_recycle(p->fence);
 		p->fence = NULL;
 	}
-	free(p->out);
+	if (p->out != &p->own_out)
+		free(p->out);
 	free(p->in);
 	free(p->handles);
 	p->out = NULL;
@@ -288,10 +290,17 @@ static int submit_prepare(struct tern_context *ctx, const struct tern_cmdbuf *cb
 				   "engine runs no compute packets",
 				   tern_opcode_name(TERN_PKT_OPCODE(le32toh(cb->dw[cb->first_compute]))),
 				   cb->first_compute);
-	ret = tern_deps_prepare(dev, deps, want_fence ? 1 : 0, "submit", &p->in, &nin,
-				&p->out, &nout);
-	if (ret)
-		return ret;
+	if (deps) {
+		ret = tern_deps_prepare(dev, deps, want_fence ? 1 : 0, "submit", &p->in,
+					&nin, &p->out, &nout);
+		if (ret)
+			return ret;
+	} else {
+		/* the common case: at most the job's own fence, no allocation */
+		nin = 0;
+		nout = want_fence ? 1 : 0;
+		p->out = want_fence ? &p->own_out : NULL;
+	}
 
 	if (cb->range_count) {
 		p->handles = malloc(cb->range_count * sizeof(*p->handles));
