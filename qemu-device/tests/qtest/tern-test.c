@@ -1008,9 +1008,12 @@ static void test_done_records(void)
         done_rec_clear(&t, rec, s);
         msi_clear(&t);
         submit(&t, 0, s, &j);
+        /* the message comes after the record */
+        WAIT_FOR(msi_seen(&t, 0));
+        g_assert_cmpuint(done_rec(&t, rec, s).outcome, ==,
+                         TERN_OUTCOME_COMPLETED);
         check_done_rec(&t, rec, s, 200 + i, TERN_OUTCOME_COMPLETED);
         g_assert_cmpuint(done_rec(&t, rec, s).done_seq, ==, 3 + i);
-        WAIT_FOR(msi_seen(&t, 0));
         g_assert_cmphex(er(&t, 0, TERN_ENG_IRQ_STATUS), ==,
                         TERN_ENG_IRQ_SLOT_DONE);
         ack(&t, 0, s);
@@ -1059,8 +1062,10 @@ static void test_done_records(void)
     done_rec_clear(&t, rec, 0);
     msi_clear(&t);
     submit(&t, 0, 0, &jf);
-    check_done_rec(&t, rec, 0, 500, TERN_OUTCOME_FAULTED);
+    /* the error vector's message too comes after the record */
     WAIT_FOR(msi_seen(&t, t.engines));
+    g_assert_cmpuint(done_rec(&t, rec, 0).outcome, ==, TERN_OUTCOME_FAULTED);
+    check_done_rec(&t, rec, 0, 500, TERN_OUTCOME_FAULTED);
     g_assert_false(msi_seen(&t, 0));
     ack(&t, 0, 0);
     wr(&t, TERN_REG_ERR_IRQ_STATUS, ~0u);

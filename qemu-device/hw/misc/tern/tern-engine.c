@@ -85,7 +85,7 @@ static void tern_engine_flush_locked(TernEngine *eng)
 {
     TernDoneOut out[TERN_SLOTS_PER_ENGINE];
     unsigned n = eng->done_out_count, i;
-    uint32_t msg = eng->done_out_msg;
+    uint32_t msg = eng->done_out_msg, err = eng->done_out_err;
 
     if (!n) {
         return;
@@ -93,6 +93,9 @@ static void tern_engine_flush_locked(TernEngine *eng)
     memcpy(out, eng->done_out, n * sizeof(out[0]));
     eng->done_out_count = 0;
     eng->done_out_msg = 0;
+    eng->done_out_err = 0;
+    /* an engine reset waits for this write (tern_engine_do_reset()) */
+    eng->flushing++;
     qemu_mutex_unlock(&eng->lock);
     for (i = 0; i < n; i++) {
         uint8_t head[TERN_DONE_OFF_INFO];
@@ -108,8 +111,14 @@ static void tern_engine_flush_locked(TernEngine *eng)
         }
     }
     qemu_mutex_lock(&eng->lock);
+    if (!--eng->flushing) {
+        qemu_cond_broadcast(&eng->parked);
+    }
     if ((msg & ~eng->irq_mask) && !eng->reset_req && !eng->exit_req) {
         tern_send_msg(eng->dev, eng, eng->index);
+    }
+    if (err) {
+        tern_raise_error(eng->dev, eng, err);
     }
 }
 
@@ -318,7 +327,12 @@ static void tern_engine_finish(TernEngine *eng, TernRun *run, TernStep step)
         /* The engine vector stays quiet: the error vector reports it. */
         eng->irq_status |= bits | TERN_ENG_IRQ_FAULT |
                            (preempt ? TERN_ENG_IRQ_PREEMPT_DONE : 0);
-        tern_raise_error(eng->dev, eng, TERN_ERR_IRQ_ENGINE(eng->index));
+        if (eng->done_out_count) {
+            /* after the done records, as every message (section 6) */
+            eng->done_out_err |= TERN_ERR_IRQ_ENGINE(eng->index);
+        } else {
+            tern_raise_error(eng->dev, eng, TERN_ERR_IRQ_ENGINE(eng->index));
+        }
         return;
     }
 }
@@ -388,6 +402,14 @@ static void tern_engine_run(TernEngine *eng)
 static void tern_engine_do_reset(TernEngine *eng)
 {
     bool device_reset = eng->device_reset;
+
+    /*
+     * A vCPU may still be writing the done record of a slot it cancelled:
+     * no memory access of the engine's after IDLE (section 15).
+     */
+    while (eng->flushing) {
+        qemu_cond_wait(&eng->parked, &eng->lock);
+    }
 
     if (eng->running >= 0) {
         eng->busy_ns += tern_now_ns() - eng->run_start_ns;

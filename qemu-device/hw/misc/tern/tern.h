@@ -148,6 +148,8 @@ typedef struct TernEngine {
     TernDoneOut done_out[TERN_SLOTS_PER_ENGINE];
     unsigned done_out_count;
     uint32_t done_out_msg;  /* status bits whose message waits for them */
+    uint32_t done_out_err;  /* ERR_IRQ_STATUS bits waiting for them */
+    unsigned flushing;      /* flushes writing records, lock dropped */
     uint32_t progress;
     uint32_t cur_offset;
     uint64_t busy_ns;
