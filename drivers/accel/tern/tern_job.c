@@ -347,7 +347,10 @@ void tern_job_reap(struct tern_device *tdev)
 	/*
 	 * The free work's timer goes with the jobs it was armed for: a job
 	 * listed from now on arms it again.  Left pending, it could fire
-	 * after the last job, and the device or module it needs, went.
+	 * after the last job, and the device or module it needs, went.  (A
+	 * signaller racing this may still arm it for a list emptied here: it
+	 * then finds nothing, and PCI remove flushes it once every signaller
+	 * is stopped.)
 	 */
 	cancel_delayed_work(&tdev->free_work);
 	tern_job_release_listed(tdev, &tdev->jobs_reaped);
