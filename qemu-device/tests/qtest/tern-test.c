@@ -817,6 +817,22 @@ static void test_reduce_matches_cpu(void)
 
 /* ---- Tests: slots -------------------------------------------------------- */
 
+/*
+ * Two jobs, seqnos 100 and 101: the first writes 1 at VA_BASE + 4, then
+ * waits until the word at VA_BASE is 1; the second writes 2 at VA_BASE + 8.
+ */
+static void gated_pair(Tern *t, uint64_t root, Cmd *c0, Cmd *c1, Job *j0,
+                       Job *j1)
+{
+    c_init(c0);
+    c_write_imm(c0, VA_BASE + 4, 1);
+    c_wait_mem(c0, VA_BASE, 1, 5000000);
+    c_init(c1);
+    c_write_imm(c1, VA_BASE + 8, 2);
+    *j0 = job_of(t, c0, root, 100);
+    *j1 = job_of(t, c1, root, 101);
+}
+
 static void test_in_order_completion_and_writeback(void)
 {
     uint64_t root, pa, wb;
@@ -832,13 +848,7 @@ static void test_in_order_completion_and_writeback(void)
     ew(&t, 0, TERN_ENG_WRITEBACK_HI, wb >> 32);
 
     /* slot 0 runs until the test sets the flag; slot 1 queued behind */
-    c_init(&c0);
-    c_write_imm(&c0, VA_BASE + 4, 1);
-    c_wait_mem(&c0, VA_BASE, 1, 5000000);
-    c_init(&c1);
-    c_write_imm(&c1, VA_BASE + 8, 2);
-    j0 = job_of(&t, &c0, root, 100);
-    j1 = job_of(&t, &c1, root, 101);
+    gated_pair(&t, root, &c0, &c1, &j0, &j1);
     msi_clear(&t);
     submit(&t, 0, 0, &j0);
     submit(&t, 0, 1, &j1);
@@ -971,13 +981,7 @@ static void test_done_records(void)
                     (uint32_t)rec | 0xf);
 
     /* in order, each with its seqno, outcome, RUN_NS and DONE_SEQ */
-    c_init(&c0);
-    c_write_imm(&c0, VA_BASE + 4, 1);
-    c_wait_mem(&c0, VA_BASE, 1, 5000000);
-    c_init(&c1);
-    c_write_imm(&c1, VA_BASE + 8, 2);
-    j0 = job_of(&t, &c0, root, 100);
-    j1 = job_of(&t, &c1, root, 101);
+    gated_pair(&t, root, &c0, &c1, &j0, &j1);
     submit(&t, 0, 0, &j0);
     submit(&t, 0, 1, &j1);
     WAIT_FOR(qtest_readl(t.qts, pa + 4) == 1);

@@ -143,6 +143,11 @@ static struct tern_policy_job *fake_pj(struct fake_job *job)
 	return job ? &job->pj : NULL;
 }
 
+/* Every policy mode, for the tests that hold in all of them. */
+static const enum tern_policy_mode all_modes[] = {
+	TERN_POLICY_FAIR, TERN_POLICY_FIFO, TERN_POLICY_DRMFAIR,
+};
+
 /*
  * Where tern_policy_time_matters() says the running job's device time
  * cannot matter, the answers must not depend on it: the driver then reads
@@ -1090,13 +1095,10 @@ static void tern_policy_drmfair_switch(struct kunit *test)
  */
 static void tern_policy_kernel_first(struct kunit *test)
 {
-	static const enum tern_policy_mode modes[] = {
-		TERN_POLICY_FAIR, TERN_POLICY_FIFO, TERN_POLICY_DRMFAIR,
-	};
 	unsigned int m;
 
-	for (m = 0; m < ARRAY_SIZE(modes); m++) {
-		struct fake_engine *eng = fake_engine(test, modes[m]);
+	for (m = 0; m < ARRAY_SIZE(all_modes); m++) {
+		struct fake_engine *eng = fake_engine(test, all_modes[m]);
 		struct fake_ctx *a, *h, *k;
 		struct fake_job *kj;
 
@@ -1139,13 +1141,10 @@ static void tern_policy_kernel_first(struct kunit *test)
  */
 static void tern_policy_kernel_bounded(struct kunit *test)
 {
-	static const enum tern_policy_mode modes[] = {
-		TERN_POLICY_FAIR, TERN_POLICY_FIFO, TERN_POLICY_DRMFAIR,
-	};
 	unsigned int m;
 
-	for (m = 0; m < ARRAY_SIZE(modes); m++) {
-		struct fake_engine *eng = fake_engine(test, modes[m]);
+	for (m = 0; m < ARRAY_SIZE(all_modes); m++) {
+		struct fake_engine *eng = fake_engine(test, all_modes[m]);
 		struct fake_ctx *low, *k;
 
 		low = fake_ctx(eng, 0, TERN_POLICY_WEIGHT_SCALE, 1 * MS, true);
@@ -1171,15 +1170,12 @@ static void tern_policy_kernel_bounded(struct kunit *test)
  */
 static void tern_policy_time_matters_cases(struct kunit *test)
 {
-	static const enum tern_policy_mode modes[] = {
-		TERN_POLICY_FAIR, TERN_POLICY_FIFO, TERN_POLICY_DRMFAIR,
-	};
 	unsigned int m;
 
-	for (m = 0; m < ARRAY_SIZE(modes); m++) {
-		struct fake_engine *alone = fake_engine(test, modes[m]);
-		struct fake_engine *rivals = fake_engine(test, modes[m]);
-		struct fake_engine *classes = fake_engine(test, modes[m]);
+	for (m = 0; m < ARRAY_SIZE(all_modes); m++) {
+		struct fake_engine *alone = fake_engine(test, all_modes[m]);
+		struct fake_engine *rivals = fake_engine(test, all_modes[m]);
+		struct fake_engine *classes = fake_engine(test, all_modes[m]);
 		struct fake_ctx *c;
 
 		c = fake_ctx(alone, 1, TERN_POLICY_WEIGHT_SCALE, 300 * US, true);
@@ -1204,7 +1200,7 @@ static void tern_policy_time_matters_cases(struct kunit *test)
 		fake_submit(classes, c, 3);
 		fake_run(classes, 50 * MS);
 
-		if (modes[m] == TERN_POLICY_FAIR) {
+		if (all_modes[m] == TERN_POLICY_FAIR) {
 			KUNIT_EXPECT_GT(test, rivals->time_bound, 0);
 			KUNIT_EXPECT_GT(test, classes->time_bound, 0);
 			KUNIT_EXPECT_GT(test, classes->preemptions, 0);
