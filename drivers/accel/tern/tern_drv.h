@@ -14,7 +14,7 @@
 #define TERN_DRIVER_NAME	"tern"
 #define TERN_DRIVER_DESC	"tern compute accelerator"
 #define TERN_DRIVER_MAJOR	1
-#define TERN_DRIVER_MINOR	7
+#define TERN_DRIVER_MINOR	8
 
 struct drm_file;
 struct tern_device;

@@ -47,7 +47,9 @@
  * 4. under the context's submit lock the job gets its seqno and hardware
  *    fence, is armed, its finished fence is added to the address space's
  *    reservation object (BOOKKEEP: unmapping waits for it) and to each BO's
- *    (WRITE), and it is pushed to the entity;
+ *    (WRITE), and to the context's job fences by seqno (for
+ *    DRM_IOCTL_TERN_JOB_FENCE, until the job is released), and it is
+ *    pushed to the entity;
  * 5. the out-syncobjs get the finished fence.
  *
  * drm_sched calls tern_job_run() once the dependencies signalled; it hands
@@ -253,6 +255,9 @@ static void tern_job_release(struct tern_job *job)
 	struct tern_device *tdev = job->ctx->tdev;
 	u32 i;
 
+	/* DRM_IOCTL_TERN_JOB_FENCE took its reference under the lock */
+	if (job->fence_stored)
+		xa_erase(&job->ctx->job_fences, job->hw.seqno);
 	if (job->scheduled)
 		drm_sched_job_cleanup(&job->base);
 	tern_job_put_deps(job);
@@ -757,8 +762,7 @@ static void tern_job_arm(struct tern_job *job)
 	struct tern_context *ctx = job->ctx;
 
 	lockdep_assert_held(&ctx->submit_lock);
-	/* 0 means "none" on the progress record: skipped when it wraps */
-	WRITE_ONCE(ctx->next_seqno, ctx->next_seqno + 1 ?: 1);
+	WRITE_ONCE(ctx->next_seqno, tern_context_next_seqno(ctx));
 	job->hw.seqno = ctx->next_seqno;
 	tern_sched_fence_init(ctx->sched,
 			      container_of(job->hw.fence, struct tern_hw_fence, base),
@@ -844,9 +848,16 @@ static int tern_submit_one(struct tern_device *tdev, struct drm_file *file,
 		if (ret)
 			goto out_unlock;
 	}
-	ret = tern_job_lock_resident(tdev, job, &exec);
+	/* room for the job's fence, stored once it exists */
+	ret = xa_reserve(&ctx->job_fences, tern_context_next_seqno(ctx),
+			 GFP_KERNEL);
 	if (ret)
 		goto out_unlock;
+	ret = tern_job_lock_resident(tdev, job, &exec);
+	if (ret) {
+		xa_release(&ctx->job_fences, tern_context_next_seqno(ctx));
+		goto out_unlock;
+	}
 
 	/* point of no return: nothing below fails */
 	tern_job_arm(job);
@@ -862,6 +873,10 @@ static int tern_submit_one(struct tern_device *tdev, struct drm_file *file,
 	} else {
 		done = dma_fence_get(job->hw.fence);
 	}
+	/* into the room reserved: allocates nothing, cannot fail */
+	WARN_ON(xa_is_err(xa_store(&ctx->job_fences, job->hw.seqno, done,
+				   GFP_NOWAIT)));
+	job->fence_stored = true;
 	dma_resv_add_fence(tern_vm_resv(ctx->vm), done, DMA_RESV_USAGE_BOOKKEEP);
 	for (i = 0; i < job->bo_count; i++)
 		dma_resv_add_fence(job->bos[i]->resv, done, DMA_RESV_USAGE_WRITE);

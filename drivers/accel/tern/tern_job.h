@@ -77,6 +77,8 @@ struct tern_cmd_block {
  * @signal_cb: on the hardware fence once the job is pushed to the
  *	scheduler: uncharges the job (@counted, @charged) when it signals
  * @free_node: in &tern_device.free_jobs once finished
+ * @fence_stored: the job's fence is in &tern_context.job_fences at its
+ *	seqno until the job is released
  */
 struct tern_job {
 	struct drm_sched_job base;
@@ -99,6 +101,7 @@ struct tern_job {
 	bool scheduled;
 	struct dma_fence_cb signal_cb;
 	struct llist_node free_node;
+	bool fence_stored;
 };
 
 extern const struct drm_sched_backend_ops tern_job_sched_ops;

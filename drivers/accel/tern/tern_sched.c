@@ -237,6 +237,33 @@ void tern_sched_fence_init(struct tern_sched *sched, struct tern_hw_fence *hw,
 	dma_fence_init(&hw->base, &tern_hw_fence_ops, &hw->lock, context, seqno);
 }
 
+/**
+ * tern_sched_fence_done() - a signalled fence for a finished job
+ * @sched: the scheduler that signalled the job's own fence
+ * @context: the fence context of the job's hardware fence
+ * @seqno: the job's seqno
+ * @error: 0, or the negative errno the job's fence signalled with
+ *
+ * For a job released since it finished (DRM_IOCTL_TERN_JOB_FENCE): a
+ * hardware fence of the same context and seqno, already signalled with the
+ * job's outcome, pinning what every hardware fence pins.
+ *
+ * Return: the fence (a reference), or NULL without memory.
+ */
+struct dma_fence *tern_sched_fence_done(struct tern_sched *sched, u64 context,
+					u64 seqno, int error)
+{
+	struct tern_hw_fence *hw = kzalloc(sizeof(*hw), GFP_KERNEL);
+
+	if (!hw)
+		return NULL;
+	tern_sched_fence_init(sched, hw, context, seqno);
+	if (error)
+		dma_fence_set_error(&hw->base, error);
+	dma_fence_signal(&hw->base);
+	return &hw->base;
+}
+
 /* The job is done with: the policy forgets it, its fence signals. */
 static void tern_sched_signal(struct tern_sched *s, struct tern_sched_job *job,
 			      int error)

@@ -218,6 +218,8 @@ void tern_sched_cancel_jobs(struct tern_sched *sched, int error);
 void tern_sched_fini(struct tern_sched *sched);
 void tern_sched_fence_init(struct tern_sched *sched, struct tern_hw_fence *hw,
 			   u64 context, u64 seqno);
+struct dma_fence *tern_sched_fence_done(struct tern_sched *sched, u64 context,
+					u64 seqno, int error);
 void tern_sched_ctx_init(struct tern_sched *sched, struct tern_sched_ctx *sctx,
 			 unsigned int priority, u32 weight);
 void tern_sched_ctx_set_driver(struct tern_sched_ctx *sctx);

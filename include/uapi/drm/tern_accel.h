@@ -370,6 +370,7 @@ struct tern_pkt_phys_copy {
 #define DRM_TERN_SUBMIT_MANY		0x09
 #define DRM_TERN_VM_BIND_OPS		0x0a
 #define DRM_TERN_VM_GET_STATE		0x0b
+#define DRM_TERN_JOB_FENCE		0x0c
 
 /** DRM_TERN_MAX_ENGINES - size of &drm_tern_get_info.engine_class */
 #define DRM_TERN_MAX_ENGINES		8
@@ -956,6 +957,38 @@ struct drm_tern_wait {
 	__s64 timeout_ns;
 };
 
+/**
+ * struct drm_tern_job_fence - DRM_IOCTL_TERN_JOB_FENCE: put a job's fence
+ *	into a syncobj (interface 1.8)
+ * @context: in: the context
+ * @seqno: in: the job (&drm_tern_submit.seqno)
+ * @syncobj: in: the syncobj handle to put the fence into
+ * @flags: in: must be 0
+ * @point: in: 0 for a binary syncobj (its fence is replaced), else the
+ *	timeline point to add the fence at
+ *
+ * The syncobj gets the fence that &drm_tern_submit.out_syncs would have
+ * got, so a job needs no out-syncobj until something must wait for it
+ * through one (another job, another driver, poll() on a sync_file).  A
+ * job that has not finished gives its own fence.  A finished job gives a
+ * signalled fence with the job's outcome, while it is kept: as for
+ * DRM_IOCTL_TERN_WAIT, as long as the progress page would show it.
+ *
+ * Errors: -EINVAL flags not 0, @seqno 0 or of a job not submitted yet;
+ * -ENOENT no such context or syncobj (a destroyed context's jobs are on
+ * its progress page); -ENODATA the job finished, but at least
+ * %DRM_TERN_PROGRESS_KEPT later jobs failed since and its outcome is
+ * forgotten; -ENOMEM; -EINTR/-ERESTARTSYS a signal arrived; -ENODEV the
+ * device is gone.
+ */
+struct drm_tern_job_fence {
+	__u32 context;
+	__u32 seqno;
+	__u32 syncobj;
+	__u32 flags;
+	__u64 point;
+};
+
 #define DRM_IOCTL_TERN_GET_INFO \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_TERN_GET_INFO, struct drm_tern_get_info)
 #define DRM_IOCTL_TERN_CONTEXT_CREATE \
@@ -970,6 +1003,8 @@ struct drm_tern_wait {
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_TERN_WAIT, struct drm_tern_wait)
 #define DRM_IOCTL_TERN_SUBMIT_MANY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_TERN_SUBMIT_MANY, struct drm_tern_submit_many)
+#define DRM_IOCTL_TERN_JOB_FENCE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_TERN_JOB_FENCE, struct drm_tern_job_fence)
 
 /* ---- end of the driver core's ioctls ---- */
 
