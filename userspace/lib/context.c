@@ -127,6 +127,9 @@ static int context_create(struct tern_device *dev, const struct tern_context_par
 	if (args.progress_offset &&
 	    tern_progress_map(dev, args.progress_offset, &ctx->progress))
 		ctx->progress = NULL;
+	/* with the page, a job's fence needs a syncobj only when asked for */
+	if (ctx->progress)
+		ctx->progress->lazy = tern_lazy_supported(dev);
 	*ctxp = ctx;
 	return 0;
 }
@@ -151,7 +154,8 @@ int tern_context_destroy(struct tern_context *ctx)
 	if (!ctx)
 		return 0;
 	args.handle = ctx->handle;
-	tern_progress_destroyed(ctx->progress);
+	/* its handle goes: the fences that need it get their syncobjs now */
+	tern_lazy_context_destroy(ctx->progress);
 	ret = tern_ioctl(ctx->dev, DRM_IOCTL_TERN_CONTEXT_DESTROY, &args,
 			 TERN_IOC_CONTEXT_DESTROY, "destroying a context");
 	tern_progress_put(ctx->progress);

@@ -92,6 +92,8 @@ int tern_fence_new(struct tern_device *dev, const char *what, struct tern_fence 
 		memset(f, 0, sizeof(*f));
 		f->dev = dev;
 		f->syncobj = handle;
+		atomic_init(&f->exposed, false);
+		atomic_init(&f->state, TERN_FENCE_ATTACHED);
 		*fencep = f;
 		return 0;
 	}
@@ -99,6 +101,8 @@ int tern_fence_new(struct tern_device *dev, const char *what, struct tern_fence 
 	if (!f)
 		return tern_seterr(-ENOMEM, "%s: out of memory", what);
 	f->dev = dev;
+	atomic_init(&f->exposed, false);
+	atomic_init(&f->state, TERN_FENCE_ATTACHED);
 	if (drmSyncobjCreate(dev->fd, 0, &f->syncobj)) {
 		ret = -errno;
 		free(f);
@@ -113,7 +117,7 @@ void tern_fence_recycle(struct tern_fence *fence)
 {
 	struct tern_device *dev = fence->dev;
 
-	if (!fence->exposed) {
+	if (!atomic_load(&fence->exposed)) {
 		pthread_mutex_lock(&dev->lock);
 		if (dev->fence_pooled < TERN_FENCE_POOL_MAX) {
 			dev->fence_pool[dev->fence_pooled++] = fence;
@@ -162,6 +166,43 @@ static int wait_syncobj(struct tern_fence *f, int64_t deadline)
 	return 0;
 }
 
+/* The page and the kernel no longer know a lazy fence's outcome (@err). */
+static int lazy_error(const struct tern_fence *f, int err)
+{
+	const char *msg = tern_ioctl_errmsg(TERN_IOC_FENCE_WAIT, err);
+
+	return tern_seterr(err, "fence: job %u: %s", f->seqno, msg ? msg : strerror(-err));
+}
+
+/*
+ * A lazy fence of a destroyed context that the kernel could not take
+ * (lazy.c): its handle is gone, but its page becomes final once the last
+ * job is gone; a job after its last completed one then never ran.  Poll it.
+ */
+static int poll_orphan(struct tern_fence *f, int64_t deadline, int *status)
+{
+	const struct timespec tick = { .tv_nsec = 1000000 };
+	struct timespec ts;
+	int ret;
+
+	for (;;) {
+		ret = tern_progress_outcome(f->progress, f->seqno, status);
+		if (ret != -EBUSY)
+			return ret;
+		if (tern_progress_closed(f->progress)) {
+			ret = tern_progress_outcome(f->progress, f->seqno, status);
+			if (ret != -EBUSY)
+				return ret;
+			*status = -ECANCELED;
+			return 0;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		if ((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec >= deadline)
+			return -ETIME;
+		nanosleep(&tick, NULL);
+	}
+}
+
 /*
  * Wait until the CLOCK_MONOTONIC @deadline for the job (or bind) to finish:
  * 0 with *@status its outcome (0 or its error), or a negative errno of the
@@ -177,14 +218,28 @@ int tern_fence_outcome(struct tern_fence *f, int64_t deadline, int *status)
 	int ret;
 
 	if (f->progress) {
+		if (tern_fence_state(f) == TERN_FENCE_KNOWN) {
+			*status = f->status;
+			return 0;
+		}
 		ret = tern_progress_outcome(f->progress, f->seqno, status);
 		if (ret == -EBUSY && !atomic_load(&f->progress->destroyed))
 			ret = tern_progress_wait(f->dev, f->context, f->seqno, deadline, status);
+		else if (ret == -EBUSY && tern_fence_state(f) == TERN_FENCE_LAZY)
+			ret = poll_orphan(f, deadline, status);
 		if (!ret)
 			return 0;
 		if (ret == -ETIME)
 			return tern_seterr(-ETIME, "fence: %s",
 					   tern_ioctl_errmsg(TERN_IOC_FENCE_WAIT, ETIME));
+		/* settled before the page could forget it, or the context went */
+		switch (tern_fence_state(f)) {
+		case TERN_FENCE_KNOWN:
+			*status = f->status;
+			return 0;
+		case TERN_FENCE_LAZY:
+			return lazy_error(f, ret);
+		}
 	}
 	ret = wait_syncobj(f, deadline);
 	if (ret)
@@ -235,11 +290,18 @@ int tern_fence_status(struct tern_fence *fence)
 
 	tern_clearerr();
 	if (fence->progress) {
+		if (tern_fence_state(fence) == TERN_FENCE_KNOWN)
+			return tern_fence_result(fence, fence->status);
 		ret = tern_progress_outcome(fence->progress, fence->seqno, &status);
 		if (ret == -EBUSY)
 			return -EBUSY;
 		if (!ret)
 			return tern_fence_result(fence, status);
+		/* forgotten by the page: settled before that could happen */
+		if (tern_fence_state(fence) == TERN_FENCE_KNOWN)
+			return tern_fence_result(fence, fence->status);
+		if (tern_fence_state(fence) == TERN_FENCE_LAZY)
+			return lazy_error(fence, ret);
 	}
 	ret = drmSyncobjWait(fence->dev->fd, &fence->syncobj, 1, 0, 0, NULL);
 	if (ret == -ETIME || ret == -EINVAL)	/* -EINVAL: no fence attached yet */
@@ -259,13 +321,18 @@ uint32_t tern_fence_seqno(const struct tern_fence *fence)
 
 uint32_t tern_fence_syncobj(const struct tern_fence *fence)
 {
+	/* the object is the library's: tern_fence is never const where it was made */
+	struct tern_fence *f = (struct tern_fence *)fence;
+
+	tern_clearerr();
+	if (tern_fence_attach(f, "fence"))
+		return 0;
 	/*
 	 * The caller may keep or export the handle: destroy it with the
-	 * fence rather than give it to another fence.  The object is the
-	 * library's (tern_fence is never const where it was made).
+	 * fence rather than give it to another fence.
 	 */
-	((struct tern_fence *)fence)->exposed = true;
-	return fence->syncobj;
+	atomic_store(&f->exposed, true);
+	return f->syncobj;
 }
 
 int tern_fence_export_sync_file(struct tern_fence *fence, int *fd)
@@ -273,6 +340,10 @@ int tern_fence_export_sync_file(struct tern_fence *fence, int *fd)
 	int ret;
 
 	*fd = -1;
+	tern_clearerr();
+	ret = tern_fence_attach(fence, "fence");
+	if (ret)
+		return ret;
 	if (drmSyncobjExportSyncFile(fence->dev->fd, fence->syncobj, fd)) {
 		ret = -errno;
 		*fd = -1;
@@ -306,6 +377,7 @@ void tern_fence_free(struct tern_fence *fence)
 {
 	if (!fence)
 		return;
+	tern_lazy_forget(fence);
 	tern_progress_put(fence->progress);
 	tern_fence_recycle(fence);
 }

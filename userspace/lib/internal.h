@@ -101,11 +101,21 @@ struct tern_device {
 
 struct drm_tern_progress;
 
-/* A mapped progress page, shared by a context and its fences. */
+/*
+ * A mapped progress page, shared by a context and its fences, and the
+ * lazy fences of the context's jobs (lazy.c).
+ */
 struct tern_progress {
 	const struct drm_tern_progress *page;
 	atomic_uint refs;
 	atomic_bool destroyed;		/* the context's handle is gone */
+	bool lazy;			/* its jobs' fences have no syncobj until asked */
+	/* protects the fields below and the lazy fences' state */
+	pthread_mutex_t lock;
+	struct tern_fence *lazy_first;	/* lazy fences, by seqno */
+	struct tern_fence *lazy_last;
+	uint32_t last_seqno;		/* the newest job the library saw submitted */
+	unsigned int inflight;		/* jobs of submissions under way */
 };
 
 struct tern_context {
@@ -125,14 +135,25 @@ struct tern_bo {
 	void *map;
 };
 
+/* What a fence's syncobj holds (lazy.c). */
+enum tern_fence_state {
+	TERN_FENCE_ATTACHED,		/* the fence */
+	TERN_FENCE_LAZY,		/* nothing yet: the page tells the outcome */
+	TERN_FENCE_KNOWN,		/* nothing: the job finished, @status is its outcome */
+};
+
 struct tern_fence {
 	struct tern_device *dev;
 	uint32_t syncobj;
 	uint32_t seqno;
-	bool exposed;			/* the caller has the handle: not pooled */
+	atomic_bool exposed;		/* the caller has the handle: not pooled */
 	bool bind;			/* a bind's fence (tern_vm_bind()), not a job's */
 	uint32_t context;		/* the job's context handle, with @progress */
 	struct tern_progress *progress;	/* NULL: an imported fence, or no page */
+	atomic_int state;		/* enum tern_fence_state */
+	int status;			/* with TERN_FENCE_KNOWN */
+	struct tern_fence *lazy_prev;	/* in @progress's list while lazy */
+	struct tern_fence *lazy_next;
 };
 
 struct tern_timeline {
@@ -273,6 +294,30 @@ bool tern_progress_closed(const struct tern_progress *prog);
 void tern_progress_destroyed(struct tern_progress *prog);
 int tern_progress_wait(struct tern_device *dev, uint32_t context, uint32_t seqno,
 		       int64_t deadline_ns, int *error);
+
+/*
+ * lazy.c: fences of jobs submitted without an out-syncobj (interface 1.8).
+ * tern_lazy_supported(): the kernel has DRM_IOCTL_TERN_JOB_FENCE.
+ * tern_fence_state(): enum tern_fence_state, an acquire load.
+ * tern_lazy_submit_begin() before a submission of @jobs jobs to the
+ * context of @prog (NULL, or a context whose fences are not lazy: nothing
+ * to do) settles the lazy fences the submission could make forgettable
+ * (0, or -errno with the thread's error set, and then no submission);
+ * tern_lazy_submitted() for each job it queued, with its fence or NULL;
+ * tern_lazy_submit_end() after it, whatever its outcome.
+ * tern_lazy_context_destroy() settles every lazy fence it can and marks
+ * the context destroyed.  tern_lazy_forget() takes a fence being freed off
+ * the list.  tern_fence_attach() puts the fence into its syncobj, if it is
+ * not there yet (0, or -errno with the thread's error set naming @what).
+ */
+bool tern_lazy_supported(const struct tern_device *dev);
+int tern_fence_state(const struct tern_fence *f);
+int tern_lazy_submit_begin(struct tern_progress *prog, unsigned int jobs);
+void tern_lazy_submitted(struct tern_progress *prog, uint32_t seqno, struct tern_fence *f);
+void tern_lazy_submit_end(struct tern_progress *prog, unsigned int jobs);
+void tern_lazy_context_destroy(struct tern_progress *prog);
+void tern_lazy_forget(struct tern_fence *f);
+int tern_fence_attach(struct tern_fence *f, const char *what);
 
 struct drm_tern_sync;
 

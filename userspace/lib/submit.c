@@ -165,6 +165,12 @@ int tern_deps_syncs(const struct tern_device *dev, const struct tern_deps *deps,
 		if (ret)
 			return ret;
 	}
+	/* a lazy fence waited for needs its syncobj now */
+	for (i = 0; i < deps->fence_count; i++) {
+		ret = tern_fence_attach(deps->fences[i], what);
+		if (ret)
+			return ret;
+	}
 	if (*nin) {
 		*in = calloc(*nin, sizeof(**in));
 		if (!*in)
@@ -278,6 +284,7 @@ static int submit_prepare(struct tern_context *ctx, const struct tern_cmdbuf *cb
 	struct tern_device *dev = ctx->dev;
 	const struct tern_device_info *info = &dev->info;
 	unsigned int nbos = 0, nin, nout;
+	bool own_out;
 	int ret;
 
 	if (!cb->len)
@@ -290,16 +297,18 @@ static int submit_prepare(struct tern_context *ctx, const struct tern_cmdbuf *cb
 				   "engine runs no compute packets",
 				   tern_opcode_name(TERN_PKT_OPCODE(le32toh(cb->dw[cb->first_compute]))),
 				   cb->first_compute);
+	/* a lazy fence gets its syncobj later, and only if asked (lazy.c) */
+	own_out = want_fence && !(ctx->progress && ctx->progress->lazy);
 	if (deps) {
-		ret = tern_deps_prepare(dev, deps, want_fence ? 1 : 0, "submit", &p->in,
+		ret = tern_deps_prepare(dev, deps, own_out ? 1 : 0, "submit", &p->in,
 					&nin, &p->out, &nout);
 		if (ret)
 			return ret;
 	} else {
 		/* the common case: at most the job's own fence, no allocation */
 		nin = 0;
-		nout = want_fence ? 1 : 0;
-		p->out = want_fence ? &p->own_out : NULL;
+		nout = own_out ? 1 : 0;
+		p->out = own_out ? &p->own_out : NULL;
 	}
 
 	if (cb->range_count) {
@@ -322,7 +331,8 @@ static int submit_prepare(struct tern_context *ctx, const struct tern_cmdbuf *cb
 		ret = tern_fence_new(dev, "submit", &p->fence);
 		if (ret)
 			goto err;
-		p->out[0].handle = p->fence->syncobj;
+		if (own_out)
+			p->out[0].handle = p->fence->syncobj;
 	}
 
 	p->args.context = ctx->handle;
@@ -345,13 +355,16 @@ err:
 static void submit_commit(struct tern_context *ctx, struct submit_prep *p,
 			  struct tern_fence **fencep)
 {
-	if (p->fence) {
-		p->fence->seqno = p->args.seqno;
-		p->fence->context = ctx->handle;
-		p->fence->progress = tern_progress_get(ctx->progress);
-		*fencep = p->fence;
+	struct tern_fence *f = p->fence;
+
+	if (f) {
+		f->seqno = p->args.seqno;
+		f->context = ctx->handle;
+		f->progress = tern_progress_get(ctx->progress);
+		*fencep = f;
 		p->fence = NULL;
 	}
+	tern_lazy_submitted(ctx->progress, p->args.seqno, f);
 }
 
 int tern_submit_deps(struct tern_context *ctx, const struct tern_cmdbuf *cb,
@@ -366,6 +379,11 @@ int tern_submit_deps(struct tern_context *ctx, const struct tern_cmdbuf *cb,
 	ret = submit_prepare(ctx, cb, deps, fencep != NULL, &p);
 	if (ret)
 		return ret;
+	ret = tern_lazy_submit_begin(ctx->progress, 1);
+	if (ret) {
+		submit_prep_release(&p);
+		return ret;
+	}
 	do {
 		ret = ioctl(ctx->dev->fd, DRM_IOCTL_TERN_SUBMIT, &p.args);
 	} while (ret == -1 && errno == EINTR);
@@ -373,6 +391,7 @@ int tern_submit_deps(struct tern_context *ctx, const struct tern_cmdbuf *cb,
 		ret = submit_error(ctx, &p.args, -errno);
 	else
 		submit_commit(ctx, &p, fencep);
+	tern_lazy_submit_end(ctx->progress, 1);
 	submit_prep_release(&p);
 	return ret;
 }
@@ -453,7 +472,7 @@ int tern_submit_many(struct tern_context *ctx, const struct tern_cmdbuf *const *
 {
 	unsigned int first = 0, i, n;
 	struct submit_prep *p;
-	int ret = 0, err;
+	int ret = 0, err, lazy_err;
 
 	tern_clearerr();
 	if (submitted)
@@ -483,10 +502,19 @@ int tern_submit_many(struct tern_context *ctx, const struct tern_cmdbuf *const *
 			if (ret)
 				break;
 		}
-		done = n ? submit_chunk(ctx, p, n, &err) : 0;
-		for (i = 0; i < done; i++)
-			submit_commit(ctx, &p[i], fences ? &fences[first + i] : NULL);
-		if (done < n && err == -EINTR && done) {
+		done = 0;
+		err = 0;
+		lazy_err = n ? tern_lazy_submit_begin(ctx->progress, n) : 0;
+		if (n && !lazy_err) {
+			done = submit_chunk(ctx, p, n, &err);
+			for (i = 0; i < done; i++)
+				submit_commit(ctx, &p[i], fences ? &fences[first + i] : NULL);
+			tern_lazy_submit_end(ctx->progress, n);
+		}
+		if (lazy_err) {
+			/* nothing queued; the thread's error says why */
+			ret = job_error(lazy_err, first, count);
+		} else if (done < n && err == -EINTR && done) {
 			/* a signal stopped the kernel between entries: go on */
 			ret = 0;
 		} else if (done < n) {

@@ -695,7 +695,12 @@ TERN_API uint32_t tern_fence_seqno(const struct tern_fence *fence);
 /**
  * tern_fence_syncobj() - the drm_syncobj handle holding the fence
  *
- * The handle is valid until tern_fence_free(), which destroys it.
+ * The handle is valid until tern_fence_free(), which destroys it.  A job's
+ * fence gets its syncobj when this (or tern_fence_export_sync_file(), or
+ * its use as a dependency) first asks for it (driver interface 1.8): the
+ * library reads the job's outcome from memory otherwise.  Returns 0, with
+ * the thread's error set, if the kernel could not put the fence into the
+ * syncobj then (out of memory, the device is gone).
  */
 TERN_API uint32_t tern_fence_syncobj(const struct tern_fence *fence);
 
@@ -705,6 +710,8 @@ TERN_API uint32_t tern_fence_syncobj(const struct tern_fence *fence);
  * @fd: out: a sync_file descriptor owned by the caller.  poll() reports it
  *	readable (POLLIN) once the job finished, so it fits any event loop;
  *	other drivers and processes can wait on it or import it.
+ *
+ * Errors: as tern_fence_syncobj() fails, or the export fails (-EMFILE).
  */
 TERN_API int tern_fence_export_sync_file(struct tern_fence *fence, int *fd);
 
