@@ -68,7 +68,7 @@ printf '%s\n' "${order[@]}" >"$ROOT/tern/modules.load"
 declare -A group_of=() iommu_group_of=() hw10_group_of=()
 declare -a iommu_lines=() hw10_lines=()
 ngroups=0 niommu=0 nhw10=0
-hw10_re=${TERN_VM_HW10_TESTS-^(core_(submit|fault|hang|progress|job_release|submit_many)|sched_(preempt|batch|preempt_recovery)|lib_fence)$}
+hw10_re=${TERN_VM_HW10_TESTS-^(core_(submit|fault|hang|progress|job_release|job_fence|submit_many)|sched_(preempt|batch|preempt_recovery)|lib_fence)$}
 # "a+b" -> "a,done-records=off+b,done-records=off"
 hw10_opts() {
 	local one out= sep=
