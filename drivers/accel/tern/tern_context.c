@@ -5,7 +5,6 @@
 
 #include <linux/capability.h>
 #include <linux/dma-fence.h>
-#include <linux/dma-fence-chain.h>
 #include <linux/err.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
@@ -17,7 +16,6 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_print.h>
-#include <drm/drm_syncobj.h>
 
 #include <drm/tern_accel.h>
 
@@ -210,8 +208,7 @@ static void tern_context_free(struct tern_context *ctx, bool deferred)
 	mutex_unlock(&tdev->contexts_lock);
 
 	/* no job is left: the entity is idle, nothing is killed */
-	WARN_ON(!xa_empty(&ctx->job_fences));
-	xa_destroy(&ctx->job_fences);
+	WARN_ON(!list_empty(&ctx->jobs));
 	drm_sched_entity_fini(&ctx->entity);
 	tern_sched_ctx_fini(&ctx->sctx);
 	tern_context_progress_fini(ctx);
@@ -428,7 +425,7 @@ int tern_context_create_ioctl(struct drm_device *drm, void *data,
 	mutex_init(&ctx->submit_lock);
 	spin_lock_init(&ctx->state_lock);
 	atomic_set(&ctx->pending, 0);
-	xa_init(&ctx->job_fences);
+	INIT_LIST_HEAD(&ctx->jobs);
 	INIT_LIST_HEAD(&ctx->link);
 	ret = tern_context_progress_init(ctx, file,
 					 args->flags & DRM_TERN_CONTEXT_CREATE_PROGRESS,
@@ -732,127 +729,6 @@ u32 tern_context_next_seqno(const struct tern_context *ctx)
 {
 	lockdep_assert_held(&ctx->submit_lock);
 	return ctx->next_seqno + 1 ?: 1;
-}
-
-/*
- * The fence of job @seqno of @ctx into *@fencep (a reference): the job's
- * own until it is released, then a signalled one with its outcome.
- */
-static int tern_context_job_fence(struct tern_context *ctx, u32 seqno,
-				  struct dma_fence **fencep)
-{
-	struct dma_fence *fence;
-	unsigned long flags;
-	int ret, error;
-
-	/*
-	 * Under the submit lock every submitted job's fence is stored (or
-	 * its job released), and the context's destruction, which may
-	 * release jobs that never ran, has not begun unless it is closed.
-	 */
-	ret = mutex_lock_interruptible(&ctx->submit_lock);
-	if (ret)
-		return ret;
-	if (ctx->closed) {
-		mutex_unlock(&ctx->submit_lock);
-		return -ENOENT;
-	}
-	if (!seqno || (s32)(seqno - ctx->next_seqno) > 0) {
-		mutex_unlock(&ctx->submit_lock);
-		return -EINVAL;
-	}
-	/* the erase at the job's release waits for the reference taken */
-	xa_lock(&ctx->job_fences);
-	fence = dma_fence_get(xa_load(&ctx->job_fences, seqno));
-	xa_unlock(&ctx->job_fences);
-	mutex_unlock(&ctx->submit_lock);
-	if (fence) {
-		*fencep = fence;
-		return 0;
-	}
-
-	/*
-	 * Released, so its hardware fence signalled: the scheduler records
-	 * the outcome under its lock in the same hold as that signal, which
-	 * may still be going on when the job's release already ran.
-	 */
-	spin_lock_irqsave(&ctx->sched->lock, flags);
-	ret = tern_progress_outcome(&ctx->progress.rec, seqno, &error);
-	spin_unlock_irqrestore(&ctx->sched->lock, flags);
-	if (WARN_ON_ONCE(ret == -EBUSY))
-		ret = -ENODATA;
-	if (ret)
-		return ret;
-	fence = tern_sched_fence_done(ctx->sched, ctx->fence_context, seqno,
-				      error);
-	if (!fence)
-		return -ENOMEM;
-	*fencep = fence;
-	return 0;
-}
-
-/**
- * tern_context_job_fence_ioctl() - DRM_IOCTL_TERN_JOB_FENCE
- * @drm: the DRM device
- * @data: struct drm_tern_job_fence
- * @file: the DRM file
- *
- * Gives a syncobj the fence of a job submitted without an out-syncobj for
- * it: the job's own fence while the job is not released, a signalled one
- * with its outcome after.
- *
- * Return: 0 or a negative errno, as documented in the uAPI.
- */
-int tern_context_job_fence_ioctl(struct drm_device *drm, void *data,
-				 struct drm_file *file)
-{
-	struct drm_tern_job_fence *args = data;
-	struct dma_fence_chain *chain = NULL;
-	struct drm_syncobj *syncobj;
-	struct tern_context *ctx;
-	struct dma_fence *fence;
-	int ret, idx;
-
-	if (args->flags)
-		return -EINVAL;
-	if (!drm_dev_enter(drm, &idx))
-		return -ENODEV;
-	ctx = tern_context_lookup(to_tern_file(file), args->context);
-	if (!ctx) {
-		ret = -ENOENT;
-		goto out_exit;
-	}
-	syncobj = drm_syncobj_find(file, args->syncobj);
-	if (!syncobj) {
-		ret = -ENOENT;
-		goto out_put;
-	}
-	if (args->point) {
-		chain = dma_fence_chain_alloc();
-		if (!chain) {
-			ret = -ENOMEM;
-			goto out_syncobj;
-		}
-	}
-	ret = tern_context_job_fence(ctx, args->seqno, &fence);
-	if (ret)
-		goto out_chain;
-	if (chain) {
-		drm_syncobj_add_point(syncobj, chain, fence, args->point);
-		chain = NULL;
-	} else {
-		drm_syncobj_replace_fence(syncobj, fence);
-	}
-	dma_fence_put(fence);
-out_chain:
-	dma_fence_chain_free(chain);
-out_syncobj:
-	drm_syncobj_put(syncobj);
-out_put:
-	tern_context_put(ctx);
-out_exit:
-	drm_dev_exit(idx);
-	return ret;
 }
 
 /**

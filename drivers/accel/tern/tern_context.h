@@ -10,7 +10,6 @@
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
-#include <linux/xarray.h>
 
 #include <drm/gpu_scheduler.h>
 
@@ -50,9 +49,6 @@ struct tern_vm;
  *	TERN_MAX_JOBS_PER_CONTEXT)
  * @sched_jobs: jobs pushed to drm_sched and not yet handed to the
  *	scheduler: while there are any, new jobs follow them through drm_sched
- * @job_fences: the fence of each job not released yet, by seqno, for
- *	DRM_IOCTL_TERN_JOB_FENCE: reserved and stored under @submit_lock,
- *	erased when the job is released; the fence is the job's reference
  * @progress: what became of its jobs (DRM_IOCTL_TERN_WAIT, the progress
  *	page)
  * @progress_bo: with %DRM_TERN_CONTEXT_CREATE_PROGRESS, the progress page
@@ -61,6 +57,9 @@ struct tern_vm;
  * @link: in the device's list of contexts (debugfs)
  * @release_work: frees the context after the last reference
  * @state_lock: protects the fields below
+ * @jobs: the jobs not released yet, in seqno order, for
+ *	DRM_IOCTL_TERN_JOB_FENCE: added once armed, under @submit_lock too;
+ *	a job leaves when it is released
  * @state: enum drm_tern_context_state
  * @reason: enum drm_tern_context_reason
  * @fault_kind: TERN_FAULT_* of the fault
@@ -96,7 +95,6 @@ struct tern_context {
 	u32 next_seqno;
 	atomic_t pending;
 	atomic_t sched_jobs;
-	struct xarray job_fences;
 	struct tern_progress progress;
 	struct tern_bo *progress_bo;
 	struct drm_file *progress_file;
@@ -104,6 +102,7 @@ struct tern_context {
 	struct work_struct release_work;
 
 	spinlock_t state_lock; /* see above */
+	struct list_head jobs;
 	u32 state;
 	u32 reason;
 	u32 fault_kind;
@@ -138,8 +137,6 @@ int tern_context_get_state_ioctl(struct drm_device *drm, void *data,
 				 struct drm_file *file);
 int tern_context_wait_ioctl(struct drm_device *drm, void *data,
 			    struct drm_file *file);
-int tern_context_job_fence_ioctl(struct drm_device *drm, void *data,
-				 struct drm_file *file);
 u32 tern_context_next_seqno(const struct tern_context *ctx);
 
 #endif /* __TERN_CONTEXT_H__ */

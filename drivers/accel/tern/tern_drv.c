@@ -261,7 +261,7 @@ static const struct drm_ioctl_desc tern_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(TERN_SUBMIT_MANY, tern_submit_many_ioctl, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(TERN_VM_BIND_OPS, tern_vm_bind_ops_ioctl, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(TERN_VM_GET_STATE, tern_vm_get_state_ioctl, DRM_RENDER_ALLOW),
-	DRM_IOCTL_DEF_DRV(TERN_JOB_FENCE, tern_context_job_fence_ioctl, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(TERN_JOB_FENCE, tern_job_fence_ioctl, DRM_RENDER_ALLOW),
 };
 
 static const struct file_operations tern_fops = {

@@ -47,9 +47,9 @@
  * 4. under the context's submit lock the job gets its seqno and hardware
  *    fence, is armed, its finished fence is added to the address space's
  *    reservation object (BOOKKEEP: unmapping waits for it) and to each BO's
- *    (WRITE), and to the context's job fences by seqno (for
- *    DRM_IOCTL_TERN_JOB_FENCE, until the job is released), and it is
- *    pushed to the entity;
+ *    (WRITE), it joins the context's list of jobs (for
+ *    DRM_IOCTL_TERN_JOB_FENCE, until it is released), and it is pushed to
+ *    the entity;
  * 5. the out-syncobjs get the finished fence.
  *
  * drm_sched calls tern_job_run() once the dependencies signalled; it hands
@@ -255,9 +255,15 @@ static void tern_job_release(struct tern_job *job)
 	struct tern_device *tdev = job->ctx->tdev;
 	u32 i;
 
-	/* DRM_IOCTL_TERN_JOB_FENCE took its reference under the lock */
-	if (job->fence_stored)
-		xa_erase(&job->ctx->job_fences, job->hw.seqno);
+	/* a job listed was armed and pushed: nothing else changes the link */
+	if (!list_empty(&job->ctx_link)) {
+		unsigned long flags;
+
+		/* DRM_IOCTL_TERN_JOB_FENCE takes its fence under this lock */
+		spin_lock_irqsave(&job->ctx->state_lock, flags);
+		list_del(&job->ctx_link);
+		spin_unlock_irqrestore(&job->ctx->state_lock, flags);
+	}
 	if (job->scheduled)
 		drm_sched_job_cleanup(&job->base);
 	tern_job_put_deps(job);
@@ -659,6 +665,7 @@ static struct tern_job *tern_job_create(struct tern_device *tdev,
 		return ERR_PTR(-ENOMEM);
 	}
 	job->ctx = ctx;	/* the job owns the reference and the pending count now */
+	INIT_LIST_HEAD(&job->ctx_link);
 	job->counted = true;
 	atomic_inc(&tdev->live_jobs);
 
@@ -848,16 +855,9 @@ static int tern_submit_one(struct tern_device *tdev, struct drm_file *file,
 		if (ret)
 			goto out_unlock;
 	}
-	/* room for the job's fence, stored once it exists */
-	ret = xa_reserve(&ctx->job_fences, tern_context_next_seqno(ctx),
-			 GFP_KERNEL);
+	ret = tern_job_lock_resident(tdev, job, &exec);
 	if (ret)
 		goto out_unlock;
-	ret = tern_job_lock_resident(tdev, job, &exec);
-	if (ret) {
-		xa_release(&ctx->job_fences, tern_context_next_seqno(ctx));
-		goto out_unlock;
-	}
 
 	/* point of no return: nothing below fails */
 	tern_job_arm(job);
@@ -873,10 +873,6 @@ static int tern_submit_one(struct tern_device *tdev, struct drm_file *file,
 	} else {
 		done = dma_fence_get(job->hw.fence);
 	}
-	/* into the room reserved: allocates nothing, cannot fail */
-	WARN_ON(xa_is_err(xa_store(&ctx->job_fences, job->hw.seqno, done,
-				   GFP_NOWAIT)));
-	job->fence_stored = true;
 	dma_resv_add_fence(tern_vm_resv(ctx->vm), done, DMA_RESV_USAGE_BOOKKEEP);
 	for (i = 0; i < job->bo_count; i++)
 		dma_resv_add_fence(job->bos[i]->resv, done, DMA_RESV_USAGE_WRITE);
@@ -884,6 +880,7 @@ static int tern_submit_one(struct tern_device *tdev, struct drm_file *file,
 
 	spin_lock_irqsave(&ctx->state_lock, flags);
 	ctx->jobs_submitted++;
+	list_add_tail(&job->ctx_link, &ctx->jobs);
 	spin_unlock_irqrestore(&ctx->state_lock, flags);
 
 	trace_tern_job_submit(ctx->sctx.tag, job->hw.seqno, ctx->sched->eng->id,
@@ -937,6 +934,151 @@ int tern_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	if (!drm_dev_enter(drm, &idx))
 		return -ENODEV;
 	ret = tern_submit_one(to_tern_device(drm), file, data, NULL, NULL);
+	drm_dev_exit(idx);
+	return ret;
+}
+
+/*
+ * The fence a job not released yet gave its out-syncobjs, or NULL; a
+ * reference.  Under the context's state lock, which its release takes.
+ */
+static struct dma_fence *tern_job_find_fence(struct tern_context *ctx,
+					     u32 seqno)
+{
+	struct dma_fence *fence = NULL;
+	struct tern_job *job;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ctx->state_lock, flags);
+	/* the job asked for is most often one of the last */
+	list_for_each_entry_reverse(job, &ctx->jobs, ctx_link) {
+		if (job->hw.seqno == seqno) {
+			fence = dma_fence_get(job->scheduled ?
+					      &job->base.s_fence->finished :
+					      job->hw.fence);
+			break;
+		}
+		if ((s32)(seqno - job->hw.seqno) > 0)
+			break;
+	}
+	spin_unlock_irqrestore(&ctx->state_lock, flags);
+	return fence;
+}
+
+/*
+ * The fence of job @seqno of @ctx into *@fencep (a reference): the job's
+ * own until it is released, then a signalled one with its outcome.
+ */
+static int tern_job_fence(struct tern_context *ctx, u32 seqno,
+			  struct dma_fence **fencep)
+{
+	struct dma_fence *fence;
+	unsigned long flags;
+	int ret, error;
+
+	/*
+	 * Under the submit lock every armed job is listed (or released), and
+	 * the context's destruction, which may release jobs that never ran,
+	 * has not begun unless it is closed.
+	 */
+	ret = mutex_lock_interruptible(&ctx->submit_lock);
+	if (ret)
+		return ret;
+	if (ctx->closed) {
+		mutex_unlock(&ctx->submit_lock);
+		return -ENOENT;
+	}
+	if (!seqno || (s32)(seqno - ctx->next_seqno) > 0) {
+		mutex_unlock(&ctx->submit_lock);
+		return -EINVAL;
+	}
+	fence = tern_job_find_fence(ctx, seqno);
+	mutex_unlock(&ctx->submit_lock);
+	if (fence) {
+		*fencep = fence;
+		return 0;
+	}
+
+	/*
+	 * Released, so its hardware fence signalled: the scheduler records
+	 * the outcome under its lock in the same hold as that signal, which
+	 * may still be going on when the job's release already ran.
+	 */
+	spin_lock_irqsave(&ctx->sched->lock, flags);
+	ret = tern_progress_outcome(&ctx->progress.rec, seqno, &error);
+	spin_unlock_irqrestore(&ctx->sched->lock, flags);
+	if (WARN_ON_ONCE(ret == -EBUSY))
+		ret = -ENODATA;
+	if (ret)
+		return ret;
+	fence = tern_sched_fence_done(ctx->sched, ctx->fence_context, seqno,
+				      error);
+	if (!fence)
+		return -ENOMEM;
+	*fencep = fence;
+	return 0;
+}
+
+/**
+ * tern_job_fence_ioctl() - DRM_IOCTL_TERN_JOB_FENCE
+ * @drm: the DRM device
+ * @data: struct drm_tern_job_fence
+ * @file: the DRM file
+ *
+ * Gives a syncobj the fence of a job submitted without an out-syncobj for
+ * it: the job's own fence while the job is not released, a signalled one
+ * with its outcome after.
+ *
+ * Return: 0 or a negative errno, as documented in the uAPI.
+ */
+int tern_job_fence_ioctl(struct drm_device *drm, void *data,
+			 struct drm_file *file)
+{
+	struct drm_tern_job_fence *args = data;
+	struct dma_fence_chain *chain = NULL;
+	struct drm_syncobj *syncobj;
+	struct tern_context *ctx;
+	struct dma_fence *fence;
+	int ret, idx;
+
+	if (args->flags)
+		return -EINVAL;
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+	ctx = tern_context_lookup(to_tern_file(file), args->context);
+	if (!ctx) {
+		ret = -ENOENT;
+		goto out_exit;
+	}
+	syncobj = drm_syncobj_find(file, args->syncobj);
+	if (!syncobj) {
+		ret = -ENOENT;
+		goto out_put;
+	}
+	if (args->point) {
+		chain = dma_fence_chain_alloc();
+		if (!chain) {
+			ret = -ENOMEM;
+			goto out_syncobj;
+		}
+	}
+	ret = tern_job_fence(ctx, args->seqno, &fence);
+	if (ret)
+		goto out_chain;
+	if (chain) {
+		drm_syncobj_add_point(syncobj, chain, fence, args->point);
+		chain = NULL;
+	} else {
+		drm_syncobj_replace_fence(syncobj, fence);
+	}
+	dma_fence_put(fence);
+out_chain:
+	dma_fence_chain_free(chain);
+out_syncobj:
+	drm_syncobj_put(syncobj);
+out_put:
+	tern_context_put(ctx);
+out_exit:
 	drm_dev_exit(idx);
 	return ret;
 }

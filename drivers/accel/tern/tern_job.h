@@ -77,8 +77,8 @@ struct tern_cmd_block {
  * @signal_cb: on the hardware fence once the job is pushed to the
  *	scheduler: uncharges the job (@counted, @charged) when it signals
  * @free_node: in &tern_device.free_jobs once finished
- * @fence_stored: the job's fence is in &tern_context.job_fences at its
- *	seqno until the job is released
+ * @ctx_link: in &tern_context.jobs from its arming to its release; empty
+ *	before
  */
 struct tern_job {
 	struct drm_sched_job base;
@@ -101,7 +101,7 @@ struct tern_job {
 	bool scheduled;
 	struct dma_fence_cb signal_cb;
 	struct llist_node free_node;
-	bool fence_stored;
+	struct list_head ctx_link;
 };
 
 extern const struct drm_sched_backend_ops tern_job_sched_ops;
@@ -109,6 +109,8 @@ extern const struct drm_sched_backend_ops tern_job_sched_ops;
 int tern_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file);
 int tern_submit_many_ioctl(struct drm_device *drm, void *data,
 			   struct drm_file *file);
+int tern_job_fence_ioctl(struct drm_device *drm, void *data,
+			 struct drm_file *file);
 void tern_job_free_work(struct work_struct *work);
 void tern_job_reap(struct tern_device *tdev);
 
