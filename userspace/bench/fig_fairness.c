@@ -8,8 +8,8 @@
  *   the context state) 16 equal NORMAL contexts got over a window while
  *   each kept six 4 ms SPIN jobs queued: 1 is perfectly even.
  * - Weighted shares: four contexts of weights 1, 2, 4 and 8 on one engine,
- *   all backlogged; each one's share of the engine's time over its share of
- *   the weights (1 is exact), under fair and, for contrast, fifo and
+ *   all backlogged, over 6 s; each one's share of the engine's time over its
+ *   share of the weights (1 is exact), under fair and, for contrast, fifo and
  *   drmfair (both ignore weights).
  * - Starvation: two NORMAL contexts keep one engine busy; a LOW context
  *   runs one small job at a time on it.  Each LOW job must complete; its
@@ -201,7 +201,7 @@ static int starvation(struct bench *b, const char *series, unsigned int jobs)
 }
 
 /* The drmfair lines of the figure, if the driver has the policy. */
-static int drmfair_runs(struct bench *b, unsigned int window_ms)
+static int drmfair_runs(struct bench *b, unsigned int window_ms, unsigned int weighted_ms)
 {
 	int ret = bench_set_drmfair(b->sdev, FIG);
 
@@ -209,7 +209,7 @@ static int drmfair_runs(struct bench *b, unsigned int window_ms)
 		return ret == 1 ? 0 : ret;
 	ret = jain(b, "drmfair", window_ms);
 	if (!ret)
-		ret = weighted(b, "drmfair", window_ms);
+		ret = weighted(b, "drmfair", weighted_ms);
 	if (!ret)
 		ret = starvation(b, "drmfair", b->quick ? 3 : 10);
 	return ret;
@@ -217,7 +217,14 @@ static int drmfair_runs(struct bench *b, unsigned int window_ms)
 
 int bench_fig_fairness(struct bench *b)
 {
+	/*
+	 * A job is charged when it ends, so each context's time in a window
+	 * is off by up to a job at each end: the weight-1 context's 1/15 of
+	 * the weighted window must hold many jobs for its error to mean the
+	 * policy's (100 of them in 6 s, against 25 in 1.5 s).
+	 */
 	unsigned int window_ms = b->quick ? 300 : 1500, rep;
+	unsigned int weighted_ms = b->quick ? 300 : 6000;
 	char path[256];
 	bool can_switch = bench_debugfs_path(b->sdev, "sched_policy", path, sizeof(path)) == 0;
 	int ret = 0;
@@ -230,7 +237,7 @@ int bench_fig_fairness(struct bench *b)
 		if (!ret)
 			ret = jain(b, can_switch ? "fair" : "default", window_ms);
 		if (!ret)
-			ret = weighted(b, can_switch ? "fair" : "default", window_ms);
+			ret = weighted(b, can_switch ? "fair" : "default", weighted_ms);
 		if (!ret && can_switch)
 			ret = starvation(b, "fair", b->quick ? 3 : 10);
 		if (!ret && can_switch)
@@ -238,9 +245,9 @@ int bench_fig_fairness(struct bench *b)
 		if (!ret && can_switch)
 			ret = jain(b, "fifo", window_ms);
 		if (!ret && can_switch)
-			ret = weighted(b, "fifo", window_ms);
+			ret = weighted(b, "fifo", weighted_ms);
 		if (!ret && can_switch)
-			ret = drmfair_runs(b, window_ms);
+			ret = drmfair_runs(b, window_ms, weighted_ms);
 		if (!ret && can_switch)
 			ret = bench_set_policy(b->sdev, "fair");
 		if (ret)

@@ -305,6 +305,57 @@ static void tern_policy_fair_weights(struct kunit *test)
 				      c[i]->e.run_ns, total);
 }
 
+/*
+ * Figure 4's weights (docs/performance.md): 1, 2, 4 and 8, each kept six
+ * 4 ms jobs deep, with the driver's default quantum and starvation bound.
+ * Over 15 s every context gets its share to 0.5 %; in any window a
+ * context's time is off by less than one job at each end, since a job is
+ * charged when it ends.
+ */
+static void tern_policy_fair_weights_figure4(struct kunit *test)
+{
+	static const u32 w[] = { 1, 2, 4, 8 };
+	struct fake_engine *eng = kunit_kzalloc(test, sizeof(*eng), GFP_KERNEL);
+	u64 start[ARRAY_SIZE(w)], got[ARRAY_SIZE(w)], total = 0;
+	struct fake_ctx *c[ARRAY_SIZE(w)];
+	unsigned int i, k;
+
+	KUNIT_ASSERT_NOT_NULL(test, eng);
+	eng->test = test;
+	tern_policy_init(&eng->p, TERN_POLICY_FAIR, 10 * MS, 50 * MS);
+	for (i = 0; i < ARRAY_SIZE(w); i++) {
+		c[i] = fake_ctx(eng, 1, w[i] * TERN_POLICY_WEIGHT_SCALE, 4 * MS, true);
+		for (k = 0; k < 6; k++)
+			fake_submit(eng, c[i], i);
+	}
+	fake_run(eng, 16 * MS);
+	for (i = 0; i < ARRAY_SIZE(w); i++)
+		start[i] = c[i]->e.run_ns;
+	fake_run(eng, 1500 * MS);
+	for (i = 0; i < ARRAY_SIZE(w); i++) {
+		got[i] = c[i]->e.run_ns - start[i];
+		total += got[i];
+	}
+	for (i = 0; i < ARRAY_SIZE(w); i++) {
+		u64 want = total * w[i] / 15;
+		u64 d = got[i] > want ? got[i] - want : want - got[i];
+
+		KUNIT_EXPECT_LT_MSG(test, d, 2 * 4 * MS,
+				    "1.5 s: weight %u: %llu ns of %llu", w[i], got[i], total);
+		start[i] = c[i]->e.run_ns;
+	}
+	fake_run(eng, 15000 * MS);
+	total = 0;
+	for (i = 0; i < ARRAY_SIZE(w); i++) {
+		got[i] = c[i]->e.run_ns - start[i];
+		total += got[i];
+	}
+	for (i = 0; i < ARRAY_SIZE(w); i++)
+		KUNIT_EXPECT_TRUE_MSG(test, got[i] * 1000 >= total * w[i] / 15 * 995 &&
+				      got[i] * 1000 <= total * w[i] / 15 * 1005,
+				      "15 s: weight %u: %llu ns of %llu", w[i], got[i], total);
+}
+
 /* A context idle for 100 ms gets its share when it wakes, not 100 ms. */
 static void sleeper_gets_half(struct kunit *test, enum tern_policy_mode mode)
 {
@@ -1215,6 +1266,7 @@ static struct kunit_case tern_policy_cases[] = {
 	KUNIT_CASE(tern_policy_strict_priority),
 	KUNIT_CASE(tern_policy_fair_equal),
 	KUNIT_CASE(tern_policy_fair_weights),
+	KUNIT_CASE(tern_policy_fair_weights_figure4),
 	KUNIT_CASE(tern_policy_sleeper_no_credit),
 	KUNIT_CASE(tern_policy_quantum),
 	KUNIT_CASE(tern_policy_alone_runs_on),
