@@ -137,6 +137,7 @@ int bench_fig_throughput(struct bench *b);	/* 2 */
 int bench_fig_priority(struct bench *b);	/* 3 and 7 */
 int bench_fig_fairness(struct bench *b);	/* 4 */
 int bench_fig_scale(struct bench *b);		/* 5 */
+int bench_fig_scale_ways(struct bench *b, unsigned int jobs);	/* 5, by way of submission */
 int bench_fig_compute(struct bench *b);		/* 6 */
 int bench_fig_bind(struct bench *b);		/* 8 */
 int bench_fig_oversub(struct bench *b);		/* 9 */

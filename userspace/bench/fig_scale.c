@@ -18,6 +18,10 @@
  * measured the same way in each repetition (series "raw"), to compare the
  * one-context figure with.
  *
+ * Where one context's CPU per job goes (fig_scale_ways.c): the same
+ * stream submitted through the uAPI directly, with and without an
+ * out-syncobj, in batches, and the floor of a nearly empty ioctl.
+ *
  * Processes: P processes (1 to 64), each its own open and one context, the
  * same number of jobs in all; kernel CPU per job, wall time per job, and
  * the MemFree drop per process (the whole process: its open, context and
@@ -127,6 +131,7 @@ int bench_fig_scale(struct bench *b)
 			bench_record(FIG, "kernel_cpu_per_job", "raw", -1, "us", raw);
 		else
 			bench_missing(FIG, "raw", "no debugfs raw_nop, or no /proc/stat");
+		ret = bench_fig_scale_ways(b, many);
 		for (i = 0; i < count && !ret; i++) {
 			/* at least one job per context, and enough to measure */
 			unsigned int jobs = nctx[i] > many ? nctx[i] : many;
