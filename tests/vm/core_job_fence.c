@@ -70,6 +70,10 @@ static void check_bad_input(int fd, uint32_t ctx, uint32_t last)
 		  "JOB_FENCE on a context that does not exist");
 	tap_errno(job_fence(fd, ctx, last, 0xdead, 0, 0), -ENOENT,
 		  "JOB_FENCE into a syncobj that does not exist");
+	tap_errno(job_fence(fd, ctx, last - 0x80000000u, so, 0, 0), -EINVAL,
+		  "JOB_FENCE for a seqno 2^31 back, never submitted");
+	tap_errno(job_wait(fd, ctx, last - 0x7fffffffu, 0, NULL), -EINVAL,
+		  "WAIT for one 2^31 - 1 back, never submitted either");
 	tap_errno(drmSyncobjWait(fd, &so, 1, 0, 0, NULL), -EINVAL,
 		  "the refused calls left the syncobj without a fence");
 	drmSyncobjDestroy(fd, so);
@@ -357,7 +361,7 @@ int main(void)
 	uint32_t ctx, last = 0, i;
 	int fd;
 
-	tap_plan(26);
+	tap_plan(28);
 	fd = tern_test_open();
 	if (fd < 0 || core_get_info(fd, &info))
 		info.driver_version = 0;

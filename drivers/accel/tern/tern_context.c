@@ -657,6 +657,31 @@ int tern_context_get_state_ioctl(struct drm_device *drm, void *data,
 }
 
 /**
+ * tern_context_seqno_submitted() - was a job of this seqno submitted?
+ * @ctx: the context
+ * @seqno: a seqno from user space
+ *
+ * Seqnos count from 1 and skip 0 when they wrap: the last
+ * &tern_context.jobs_submitted of them, up to &tern_context.next_seqno,
+ * were handed out (at most 2^31 back, where "before" still has a meaning).
+ *
+ * Return: true if @seqno is one of them.
+ */
+bool tern_context_seqno_submitted(struct tern_context *ctx, u32 seqno)
+{
+	u32 behind = READ_ONCE(ctx->next_seqno) - seqno;
+	unsigned long flags;
+	u64 submitted;
+
+	if (!seqno)
+		return false;
+	spin_lock_irqsave(&ctx->state_lock, flags);
+	submitted = ctx->jobs_submitted;
+	spin_unlock_irqrestore(&ctx->state_lock, flags);
+	return behind < min_t(u64, submitted, 1u << 31);
+}
+
+/**
  * tern_context_wait_ioctl() - DRM_IOCTL_TERN_WAIT
  * @drm: the DRM device
  * @data: struct drm_tern_wait
@@ -689,9 +714,7 @@ int tern_context_wait_ioctl(struct drm_device *drm, void *data,
 	if (!ctx)
 		return -ENOENT;
 
-	/* a job submitted later has a seqno after the last one */
-	if (!args->seqno ||
-	    (s32)(args->seqno - READ_ONCE(ctx->next_seqno)) > 0) {
+	if (!tern_context_seqno_submitted(ctx, args->seqno)) {
 		ret = -EINVAL;
 		goto out_put;
 	}

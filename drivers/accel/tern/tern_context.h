@@ -138,5 +138,6 @@ int tern_context_get_state_ioctl(struct drm_device *drm, void *data,
 int tern_context_wait_ioctl(struct drm_device *drm, void *data,
 			    struct drm_file *file);
 u32 tern_context_next_seqno(const struct tern_context *ctx);
+bool tern_context_seqno_submitted(struct tern_context *ctx, u32 seqno);
 
 #endif /* __TERN_CONTEXT_H__ */

@@ -96,7 +96,9 @@
  *
  * - &tern_sched.lock (the scheduler's queues, policy and slots)
  * - &tern_hw_fence.lock (each hardware fence's own) or
- *   &tern_context.state_lock (a context's state and counters)
+ *   &tern_context.state_lock (a context's state and counters, and its
+ *   list of jobs, which DRM_IOCTL_TERN_JOB_FENCE walks under
+ *   &tern_context.submit_lock, and a job's release leaves holding nothing)
  * - &tern_device.latch_lock (latching counter reads)
  *
  * &tern_device.reset_lock is taken around an engine reset, by the watchdog

@@ -988,7 +988,7 @@ static int tern_job_fence(struct tern_context *ctx, u32 seqno,
 		mutex_unlock(&ctx->submit_lock);
 		return -ENOENT;
 	}
-	if (!seqno || (s32)(seqno - ctx->next_seqno) > 0) {
+	if (!tern_context_seqno_submitted(ctx, seqno)) {
 		mutex_unlock(&ctx->submit_lock);
 		return -EINVAL;
 	}

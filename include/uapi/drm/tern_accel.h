@@ -967,12 +967,13 @@ struct drm_tern_wait {
  * @point: in: 0 for a binary syncobj (its fence is replaced), else the
  *	timeline point to add the fence at
  *
- * The syncobj gets the fence that &drm_tern_submit.out_syncs would have
- * got, so a job needs no out-syncobj until something must wait for it
- * through one (another job, another driver, poll() on a sync_file).  A
- * job that has not finished gives its own fence.  A finished job gives a
- * signalled fence with the job's outcome, while it is kept: as for
- * DRM_IOCTL_TERN_WAIT, as long as the progress page would show it.
+ * The syncobj gets the job's fence, so a job needs no out-syncobj until
+ * something must wait for it through one (another job, another driver,
+ * poll() on a sync_file).  A job that has not finished, or only just
+ * finished, gives the fence &drm_tern_submit.out_syncs would have got.
+ * A job that finished earlier gives a new fence, already signalled with
+ * the job's outcome, while that is kept: as for DRM_IOCTL_TERN_WAIT, as
+ * long as the progress page would show it.
  *
  * Errors: -EINVAL flags not 0, @seqno 0 or of a job not submitted yet;
  * -ENOENT no such context or syncobj (a destroyed context's jobs are on
