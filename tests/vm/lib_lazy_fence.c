@@ -13,7 +13,12 @@
  *   the queued ones say -ECANCELED), also after many failures;
  * - two threads submit to one context, one job in three failing, keeping
  *   every fence, while a third asks for the syncobjs of the first one's
- *   fences: every fence tells its own outcome.
+ *   fences: every fence tells its own outcome;
+ * - one tern_submit_many() of 256 jobs queued behind the first, whose
+ *   second faults: the first one's fence still says 0 after the 255
+ *   failures behind it;
+ * - two threads submit to one context, each freeing its oldest fences
+ *   while the other's submissions settle them.
  *
  * tern-vm: timeout=240
  */
@@ -255,6 +260,118 @@ static void check_destroy(struct tern_fence *bad, struct tern_bo *bo)
 	tern_cmdbuf_free(cb);
 }
 
+/*
+ * One tern_submit_many() of 256 jobs, all queued behind the first, which
+ * holds the engine until the CPU lets it go; the second faults: the first
+ * job's fence keeps its outcome though the 255 after it fail.
+ */
+static void check_many_fault(struct tern_bo *bo)
+{
+	volatile uint32_t *w = tern_bo_map(bo);
+	struct tern_cmdbuf *cbs[256], *nop, *tmp, *raw, *gate;
+	struct tern_fence *fences[256] = { NULL };
+	struct tern_context *ctx;
+	unsigned int i, submitted = 0, wrong = 0;
+	const uint32_t *dw;
+	size_t ndw;
+	int ret;
+
+	if (tern_context_create(dev, NULL, &ctx) || tern_cmdbuf_create(0, &nop) ||
+	    tern_cmdbuf_create(0, &tmp) || tern_cmdbuf_create(0, &raw) ||
+	    tern_cmdbuf_create(0, &gate)) {
+		tap_ok(false, "set-up: %s", tern_last_error());
+		return;
+	}
+	w[5] = 0;
+	tern_cmd_wait_mem(gate, tern_bo_va(bo) + 20, 1, 8000000);
+	tern_cmd_nop(nop, 1);
+	tern_cmd_write_imm(tmp, nowhere, 1);
+	dw = tern_cmdbuf_data(tmp, &ndw);
+	tern_cmd_raw(raw, dw, ndw);
+	for (i = 0; i < 256; i++)
+		cbs[i] = i == 0 ? gate : i == 1 ? raw : nop;
+	ret = tern_submit_many(ctx, (const struct tern_cmdbuf *const *)cbs, 256, fences,
+			       &submitted);
+	tap_ok(submitted == 256 && !ret,
+	       "256 jobs in one call behind a gate, the second faulting: %u queued (%d)",
+	       submitted, ret);
+	w[5] = 1;
+	ret = tern_fence_wait(fences[0], 10 * SEC);
+	tap_ok(!ret && tern_fence_wait(fences[1], 10 * SEC) == -EIO,
+	       "the first job's fence says 0 (%d), the second's -EIO", ret);
+	for (i = 2; i < submitted; i++)
+		wrong += tern_fence_wait(fences[i], 10 * SEC) != -ECANCELED;
+	tap_ok(!wrong, "the %u after it say -ECANCELED (%u wrong)",
+	       submitted > 2 ? submitted - 2 : 0, wrong);
+	for (i = 0; i < 256; i++)
+		tern_fence_free(fences[i]);
+	tern_cmdbuf_free(gate);
+	tern_cmdbuf_free(raw);
+	tern_cmdbuf_free(tmp);
+	tern_cmdbuf_free(nop);
+	tern_context_destroy(ctx);
+}
+
+struct churner {
+	struct tern_context *ctx;
+	struct tern_fence *bad;
+	int wrong;
+};
+
+/*
+ * Submit, keeping the last 80 fences and freeing the oldest one, lazy or
+ * settled, while another thread's submissions on the context settle them.
+ */
+static void *churn_thread(void *arg)
+{
+	struct tern_fence *ring[80] = { NULL };
+	struct churner *c = arg;
+	struct tern_cmdbuf *cb;
+	unsigned int i;
+
+	tern_cmdbuf_create(0, &cb);
+	tern_cmd_nop(cb, 1);
+	for (i = 0; i < 1500; i++) {
+		struct tern_fence **f = &ring[i % 80];
+		bool fail = i % 4 == 3;
+
+		tern_fence_free(*f);
+		*f = NULL;
+		if (submit_retry(c->ctx, cb, fail ? &c->bad : NULL, fail, f)) {
+			c->wrong++;
+			break;
+		}
+	}
+	for (i = 0; i < 80; i++) {
+		if (ring[i] && tern_fence_wait(ring[i], 10 * SEC) != (i % 4 == 3 ? -EIO : 0))
+			c->wrong++;
+		tern_fence_free(ring[i]);
+	}
+	tern_cmdbuf_free(cb);
+	return NULL;
+}
+
+static void check_churn(struct tern_fence *bad)
+{
+	struct churner c[2] = { { .bad = bad }, { .bad = bad } };
+	struct tern_context *ctx;
+	pthread_t t[2];
+
+	if (tern_context_create(dev, NULL, &ctx)) {
+		tap_ok(false, "a context: %s", tern_last_error());
+		return;
+	}
+	c[0].ctx = c[1].ctx = ctx;
+	pthread_create(&t[0], NULL, churn_thread, &c[0]);
+	pthread_create(&t[1], NULL, churn_thread, &c[1]);
+	pthread_join(t[0], NULL);
+	pthread_join(t[1], NULL);
+	tap_ok(!c[0].wrong && !c[1].wrong,
+	       "two threads submit to one context, each freeing its oldest fence while the "
+	       "other's submissions settle them: every fence kept tells its outcome");
+	tern_context_destroy(ctx);
+}
+
 struct submitter {
 	struct tern_context *ctx;
 	struct tern_fence *bad;
@@ -358,7 +475,7 @@ int main(void)
 	const struct tern_device_info *info;
 	struct tern_bo *bo;
 
-	tap_plan(20);
+	tap_plan(24);
 	if (tern_device_open(0, &dev) || tern_context_create(dev, NULL, &ctx) ||
 	    tern_context_create(dev, NULL, &ctx2) || tern_context_create(dev, NULL, &bad_ctx) ||
 	    tern_bo_alloc(dev, 4096, 0, &bo)) {
@@ -378,6 +495,8 @@ int main(void)
 	check_window(ctx, bad, bo);
 	check_destroy(bad, bo);
 	check_threads(bad);
+	check_many_fault(bo);
+	check_churn(bad);
 
 	tern_fence_free(bad);
 	tern_bo_free(bo);

@@ -166,14 +166,6 @@ static int wait_syncobj(struct tern_fence *f, int64_t deadline)
 	return 0;
 }
 
-/* The page and the kernel no longer know a lazy fence's outcome (@err). */
-static int lazy_error(const struct tern_fence *f, int err)
-{
-	const char *msg = tern_ioctl_errmsg(TERN_IOC_FENCE_WAIT, err);
-
-	return tern_seterr(err, "fence: job %u: %s", f->seqno, msg ? msg : strerror(-err));
-}
-
 /*
  * A lazy fence of a destroyed context that the kernel could not take
  * (lazy.c): its handle is gone, but its page becomes final once the last
@@ -232,13 +224,18 @@ int tern_fence_outcome(struct tern_fence *f, int64_t deadline, int *status)
 		if (ret == -ETIME)
 			return tern_seterr(-ETIME, "fence: %s",
 					   tern_ioctl_errmsg(TERN_IOC_FENCE_WAIT, ETIME));
-		/* settled before the page could forget it, or the context went */
-		switch (tern_fence_state(f)) {
-		case TERN_FENCE_KNOWN:
+		/*
+		 * The page could not tell (it moved under every read, or the
+		 * context went): a lazy fence asks the kernel for its fence.
+		 */
+		if (tern_fence_state(f) == TERN_FENCE_LAZY) {
+			ret = tern_fence_attach(f, "fence");
+			if (ret)
+				return ret;
+		}
+		if (tern_fence_state(f) == TERN_FENCE_KNOWN) {
 			*status = f->status;
 			return 0;
-		case TERN_FENCE_LAZY:
-			return lazy_error(f, ret);
 		}
 	}
 	ret = wait_syncobj(f, deadline);
@@ -297,11 +294,14 @@ int tern_fence_status(struct tern_fence *fence)
 			return -EBUSY;
 		if (!ret)
 			return tern_fence_result(fence, status);
-		/* forgotten by the page: settled before that could happen */
+		/* the page could not tell: a lazy fence asks the kernel */
+		if (tern_fence_state(fence) == TERN_FENCE_LAZY) {
+			ret = tern_fence_attach(fence, "fence");
+			if (ret)
+				return ret;
+		}
 		if (tern_fence_state(fence) == TERN_FENCE_KNOWN)
 			return tern_fence_result(fence, fence->status);
-		if (tern_fence_state(fence) == TERN_FENCE_LAZY)
-			return lazy_error(fence, ret);
 	}
 	ret = drmSyncobjWait(fence->dev->fd, &fence->syncobj, 1, 0, 0, NULL);
 	if (ret == -ETIME || ret == -EINVAL)	/* -EINVAL: no fence attached yet */

@@ -110,12 +110,17 @@ struct tern_progress {
 	atomic_uint refs;
 	atomic_bool destroyed;		/* the context's handle is gone */
 	bool lazy;			/* its jobs' fences have no syncobj until asked */
-	/* protects the fields below and the lazy fences' state */
+	/*
+	 * with @lazy: held across each submission to the context, from
+	 * tern_lazy_submit_begin() to tern_lazy_submit_end(); protects
+	 * @last_seqno.  Taken before @lock.
+	 */
+	pthread_mutex_t submit_lock;
+	uint32_t last_seqno;		/* the newest job submitted */
+	/* protects the list and the lazy fences' state and links */
 	pthread_mutex_t lock;
 	struct tern_fence *lazy_first;	/* lazy fences, by seqno */
 	struct tern_fence *lazy_last;
-	uint32_t last_seqno;		/* the newest job the library saw submitted */
-	unsigned int inflight;		/* jobs of submissions under way */
 };
 
 struct tern_context {
@@ -152,7 +157,8 @@ struct tern_fence {
 	struct tern_progress *progress;	/* NULL: an imported fence, or no page */
 	atomic_int state;		/* enum tern_fence_state */
 	int status;			/* with TERN_FENCE_KNOWN */
-	struct tern_fence *lazy_prev;	/* in @progress's list while lazy */
+	bool listed;			/* in @progress's list (its lock) */
+	struct tern_fence *lazy_prev;
 	struct tern_fence *lazy_next;
 };
 
@@ -298,23 +304,26 @@ int tern_progress_wait(struct tern_device *dev, uint32_t context, uint32_t seqno
 /*
  * lazy.c: fences of jobs submitted without an out-syncobj (interface 1.8).
  * tern_lazy_supported(): the kernel has DRM_IOCTL_TERN_JOB_FENCE.
+ * TERN_LAZY_SPAN: the most jobs one submission of lazy fences may hold.
  * tern_fence_state(): enum tern_fence_state, an acquire load.
- * tern_lazy_submit_begin() before a submission of @jobs jobs to the
- * context of @prog (NULL, or a context whose fences are not lazy: nothing
- * to do) settles the lazy fences the submission could make forgettable
- * (0, or -errno with the thread's error set, and then no submission);
- * tern_lazy_submitted() for each job it queued, with its fence or NULL;
- * tern_lazy_submit_end() after it, whatever its outcome.
+ * tern_lazy_submit_begin() before a submission of @jobs jobs (at most
+ * TERN_LAZY_SPAN) to the context of @prog (NULL, or a context whose
+ * fences are not lazy: nothing to do) settles the lazy fences the
+ * submission could make forgettable (0, or -errno with the thread's error
+ * set, and then no submission); on success the caller submits, calls
+ * tern_lazy_submitted() for each job queued, with its fence or NULL, and
+ * tern_lazy_submit_end() after, whatever the outcome.
  * tern_lazy_context_destroy() settles every lazy fence it can and marks
  * the context destroyed.  tern_lazy_forget() takes a fence being freed off
  * the list.  tern_fence_attach() puts the fence into its syncobj, if it is
  * not there yet (0, or -errno with the thread's error set naming @what).
  */
+#define TERN_LAZY_SPAN		64
 bool tern_lazy_supported(const struct tern_device *dev);
 int tern_fence_state(const struct tern_fence *f);
 int tern_lazy_submit_begin(struct tern_progress *prog, unsigned int jobs);
 void tern_lazy_submitted(struct tern_progress *prog, uint32_t seqno, struct tern_fence *f);
-void tern_lazy_submit_end(struct tern_progress *prog, unsigned int jobs);
+void tern_lazy_submit_end(struct tern_progress *prog);
 void tern_lazy_context_destroy(struct tern_progress *prog);
 void tern_lazy_forget(struct tern_fence *f);
 int tern_fence_attach(struct tern_fence *f, const char *what);

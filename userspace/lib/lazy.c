@@ -16,19 +16,23 @@
  * cannot be asked any more; a syncobj keeps its fence forever.  So a lazy
  * fence is settled before either can happen to it:
  *
- * - before each submission, every lazy fence of the context with
- *   TERN_LAZY_SPAN or more jobs after it (counting the jobs of every
- *   submission under way) is settled: a job that completed keeps its
- *   outcome in the fence (no system call), any other gets its fence put
- *   into its syncobj.  A lazy fence therefore has fewer than TERN_LAZY_SPAN
- *   jobs after it, far fewer than can fail before its outcome is dropped;
+ * - every submission to the context holds its tern_progress's submit_lock
+ *   from before the ioctl until its jobs are recorded, and one that makes
+ *   lazy fences holds at most TERN_LAZY_SPAN jobs;
+ * - before a submission of n jobs, every lazy fence with TERN_LAZY_SPAN or
+ *   more jobs after it once they are queued is settled: a job that
+ *   completed keeps its outcome in the fence (no system call), any other
+ *   gets its fence put into its syncobj.  A lazy fence therefore never has
+ *   TERN_LAZY_SPAN jobs after it, far fewer than can fail before its
+ *   outcome is dropped;
  * - tern_context_destroy() settles every lazy fence of the context first.
  *   One the kernel could not take (out of memory) is then read from the
  *   page, which becomes final once the context's last job is gone.
  *
  * The lazy fences of a context are on a list in seqno order, in its
  * struct tern_progress, under its lock; a fence's state changes only under
- * it, and is read without it (release/acquire).
+ * it, after the fence left the list, and is read without it
+ * (release/acquire).
  */
 #include <errno.h>
 #include <string.h>
@@ -38,9 +42,7 @@
 #include "internal.h"
 #include "tern_accel.h"
 
-/* jobs after a lazy fence's at which it is settled: well below KEPT */
-#define TERN_LAZY_SPAN		64
-_Static_assert(TERN_LAZY_SPAN * 2 <= DRM_TERN_PROGRESS_KEPT + 1, "lazy span");
+_Static_assert(TERN_LAZY_SPAN < DRM_TERN_PROGRESS_KEPT, "lazy span");
 
 static bool seqno_after(uint32_t a, uint32_t b)
 {
@@ -81,6 +83,7 @@ static void unlink_locked(struct tern_progress *prog, struct tern_fence *f)
 		prog->lazy_last = f->lazy_prev;
 	f->lazy_prev = NULL;
 	f->lazy_next = NULL;
+	f->listed = false;
 }
 
 /* Insert @f in seqno order; concurrent submissions may end out of order. */
@@ -100,6 +103,7 @@ static void insert_locked(struct tern_progress *prog, struct tern_fence *f)
 		at->lazy_next = f;
 	else
 		prog->lazy_first = f;
+	f->listed = true;
 }
 
 /* DRM_IOCTL_TERN_JOB_FENCE: the job's fence into @f's syncobj; 0 or -errno. */
@@ -121,27 +125,42 @@ static int job_fence(struct tern_fence *f)
 /*
  * Settle the lazy fence @f: keep the outcome of a job that completed, put
  * the fence of any other into the syncobj.  0, or the -errno of a job
- * whose fence could not be put (the fence stays lazy).
+ * whose fence could not be put there now (the fence stays lazy).  A fence
+ * leaves the list before its state changes: whoever sees it settled may
+ * free it.
  */
 static int settle_locked(struct tern_progress *prog, struct tern_fence *f)
 {
-	int ret, found, status;
+	int ret, page, status;
 
-	found = tern_progress_outcome(prog, f->seqno, &status);
-	if (!found && !status) {
+	page = tern_progress_outcome(prog, f->seqno, &status);
+	if (!page && !status) {
+		unlink_locked(prog, f);
 		set_known(f, 0);
-	} else {
-		/* not finished, or failed: the syncobj keeps the error too */
-		ret = job_fence(f);
-		if (!ret)
-			set_state(f, TERN_FENCE_ATTACHED);
-		else if (ret == -ENODEV)
-			set_known(f, -ENODEV);	/* and every job of the device */
-		else
-			return ret;
+		return 0;
 	}
-	unlink_locked(prog, f);
-	return 0;
+	/* its handle may name another context now: only the page can tell */
+	if (atomic_load(&prog->destroyed)) {
+		if (page)
+			return -ENOENT;
+		unlink_locked(prog, f);
+		set_known(f, status);
+		return 0;
+	}
+	/* not finished, or failed: the syncobj keeps the error too */
+	ret = job_fence(f);
+	if (!ret) {
+		unlink_locked(prog, f);
+		set_state(f, TERN_FENCE_ATTACHED);
+		return 0;
+	}
+	/* for good (the device or the context is gone): what is known */
+	if (ret == -ENODEV || ret == -ENOENT || ret == -ENODATA) {
+		unlink_locked(prog, f);
+		set_known(f, page ? ret : status);
+		return 0;
+	}
+	return ret;
 }
 
 static int settle_error(const struct tern_fence *f, int err, const char *what)
@@ -158,19 +177,20 @@ int tern_lazy_submit_begin(struct tern_progress *prog, unsigned int jobs)
 
 	if (!prog || !prog->lazy)
 		return 0;
+	pthread_mutex_lock(&prog->submit_lock);
+	/* the newest job once this submission's are queued */
+	bound = prog->last_seqno + jobs;
 	pthread_mutex_lock(&prog->lock);
-	prog->inflight += jobs;
-	/* no job after this submission's can get a seqno before the next check */
-	bound = prog->last_seqno + prog->inflight;
 	while ((f = prog->lazy_first) && (int32_t)(bound - f->seqno) >= TERN_LAZY_SPAN) {
 		ret = settle_locked(prog, f);
 		if (ret) {
-			prog->inflight -= jobs;
 			ret = settle_error(f, ret, "submit");
 			break;
 		}
 	}
 	pthread_mutex_unlock(&prog->lock);
+	if (ret)
+		pthread_mutex_unlock(&prog->submit_lock);
 	return ret;
 }
 
@@ -178,23 +198,20 @@ void tern_lazy_submitted(struct tern_progress *prog, uint32_t seqno, struct tern
 {
 	if (!prog || !prog->lazy)
 		return;
-	pthread_mutex_lock(&prog->lock);
 	if (seqno_after(seqno, prog->last_seqno))
 		prog->last_seqno = seqno;
 	if (f) {
-		set_state(f, TERN_FENCE_LAZY);
+		pthread_mutex_lock(&prog->lock);
 		insert_locked(prog, f);
+		set_state(f, TERN_FENCE_LAZY);
+		pthread_mutex_unlock(&prog->lock);
 	}
-	pthread_mutex_unlock(&prog->lock);
 }
 
-void tern_lazy_submit_end(struct tern_progress *prog, unsigned int jobs)
+void tern_lazy_submit_end(struct tern_progress *prog)
 {
-	if (!prog || !prog->lazy)
-		return;
-	pthread_mutex_lock(&prog->lock);
-	prog->inflight -= jobs;
-	pthread_mutex_unlock(&prog->lock);
+	if (prog && prog->lazy)
+		pthread_mutex_unlock(&prog->submit_lock);
 }
 
 void tern_lazy_context_destroy(struct tern_progress *prog)
@@ -203,6 +220,7 @@ void tern_lazy_context_destroy(struct tern_progress *prog)
 
 	if (!prog)
 		return;
+	pthread_mutex_lock(&prog->submit_lock);
 	pthread_mutex_lock(&prog->lock);
 	/*
 	 * One the kernel cannot take now (out of memory) stays lazy: the
@@ -215,17 +233,18 @@ void tern_lazy_context_destroy(struct tern_progress *prog)
 	}
 	tern_progress_destroyed(prog);
 	pthread_mutex_unlock(&prog->lock);
+	pthread_mutex_unlock(&prog->submit_lock);
 }
 
 void tern_lazy_forget(struct tern_fence *f)
 {
 	struct tern_progress *prog = f->progress;
 
-	if (!prog || tern_fence_state(f) != TERN_FENCE_LAZY)
+	if (!prog || !prog->lazy)
 		return;
+	/* a settling in another thread may still be unlinking it */
 	pthread_mutex_lock(&prog->lock);
-	/* settled meanwhile by another thread's submission: unlinked */
-	if (tern_fence_state(f) == TERN_FENCE_LAZY)
+	if (f->listed)
 		unlink_locked(prog, f);
 	pthread_mutex_unlock(&prog->lock);
 }
@@ -238,7 +257,7 @@ int tern_fence_attach(struct tern_fence *f, const char *what)
 	if (tern_fence_state(f) == TERN_FENCE_ATTACHED)
 		return 0;
 	pthread_mutex_lock(&prog->lock);
-	if (tern_fence_state(f) == TERN_FENCE_LAZY)
+	if (f->listed)
 		ret = settle_locked(prog, f);
 	/* it completed, or the device is gone */
 	if (!ret && tern_fence_state(f) == TERN_FENCE_KNOWN) {

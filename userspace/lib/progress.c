@@ -39,6 +39,7 @@ int tern_progress_map(struct tern_device *dev, uint64_t offset, struct tern_prog
 	prog->page = page;
 	atomic_init(&prog->refs, 1);
 	atomic_init(&prog->destroyed, false);
+	pthread_mutex_init(&prog->submit_lock, NULL);
 	pthread_mutex_init(&prog->lock, NULL);
 	*progp = prog;
 	return 0;
@@ -57,6 +58,7 @@ void tern_progress_put(struct tern_progress *prog)
 		return;
 	munmap((void *)prog->page, DRM_TERN_PROGRESS_SIZE);
 	pthread_mutex_destroy(&prog->lock);
+	pthread_mutex_destroy(&prog->submit_lock);
 	free(prog);
 }
 

@@ -391,7 +391,7 @@ int tern_submit_deps(struct tern_context *ctx, const struct tern_cmdbuf *cb,
 		ret = submit_error(ctx, &p.args, -errno);
 	else
 		submit_commit(ctx, &p, fencep);
-	tern_lazy_submit_end(ctx->progress, 1);
+	tern_lazy_submit_end(ctx->progress);
 	submit_prep_release(&p);
 	return ret;
 }
@@ -470,7 +470,7 @@ static int job_error(int err, unsigned int job, unsigned int count)
 int tern_submit_many(struct tern_context *ctx, const struct tern_cmdbuf *const *cbs,
 		     unsigned int count, struct tern_fence **fences, unsigned int *submitted)
 {
-	unsigned int first = 0, i, n;
+	unsigned int first = 0, chunk, i, n;
 	struct submit_prep *p;
 	int ret = 0, err, lazy_err;
 
@@ -490,11 +490,13 @@ int tern_submit_many(struct tern_context *ctx, const struct tern_cmdbuf *const *
 	if (!p)
 		return tern_seterr(-ENOMEM, "submit: out of memory");
 
+	/* a submission of lazy fences holds at most TERN_LAZY_SPAN jobs */
+	chunk = ctx->progress && ctx->progress->lazy ? TERN_LAZY_SPAN : TERN_SUBMIT_MANY_CHUNK;
 	while (first < count && !ret) {
 		unsigned int want = count - first, done;
 
-		if (want > TERN_SUBMIT_MANY_CHUNK)
-			want = TERN_SUBMIT_MANY_CHUNK;
+		if (want > chunk)
+			want = chunk;
 		/* a job the library refuses ends the call where it stands */
 		for (n = 0; n < want; n++) {
 			memset(&p[n], 0, sizeof(p[n]));
@@ -509,7 +511,7 @@ int tern_submit_many(struct tern_context *ctx, const struct tern_cmdbuf *const *
 			done = submit_chunk(ctx, p, n, &err);
 			for (i = 0; i < done; i++)
 				submit_commit(ctx, &p[i], fences ? &fences[first + i] : NULL);
-			tern_lazy_submit_end(ctx->progress, n);
+			tern_lazy_submit_end(ctx->progress);
 		}
 		if (lazy_err) {
 			/* nothing queued; the thread's error says why */

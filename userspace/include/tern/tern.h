@@ -46,7 +46,7 @@ extern "C" {
 #define TERN_API __attribute__((visibility("default")))
 
 /** Version of this library, major << 16 | minor. */
-#define TERN_LIB_VERSION	((1u << 16) | 6u)
+#define TERN_LIB_VERSION	((1u << 16) | 7u)
 
 struct tern_device;
 struct tern_context;
