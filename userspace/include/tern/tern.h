@@ -620,7 +620,12 @@ TERN_API int tern_cmd_raw(struct tern_cmdbuf *cb, const uint32_t *dw, size_t cou
  * device; -EINVAL @cb is empty, a dependency is a fence of another open
  * device, or there are more than max_syncs_per_submit dependencies or
  * max_bos_per_submit buffers; -E2BIG @cb is above buf_size_max; -ENOEXEC a
- * compute packet for a copy-engine context.
+ * compute packet for a copy-engine context.  From driver interface 1.8 on,
+ * where a job's fence gets its syncobj only when asked for (docs of
+ * tern_fence_syncobj()): -ENOMEM, or another errno of
+ * DRM_IOCTL_TERN_JOB_FENCE, the kernel could not take an earlier job's
+ * fence that this submission would otherwise let be forgotten (nothing is
+ * queued; retry).
  */
 TERN_API int tern_submit(struct tern_context *ctx, const struct tern_cmdbuf *cb,
 			 struct tern_fence *const *deps, unsigned int dep_count,
