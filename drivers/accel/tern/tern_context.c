@@ -662,21 +662,24 @@ int tern_context_get_state_ioctl(struct drm_device *drm, void *data,
  * @seqno: a seqno from user space
  *
  * Seqnos count from 1 and skip 0 when they wrap: the last
- * &tern_context.jobs_submitted of them, up to &tern_context.next_seqno,
- * were handed out (at most 2^31 back, where "before" still has a meaning).
+ * &tern_context.jobs_submitted of them, up to
+ * &tern_context.submitted_seqno, were handed out (at most 2^31 back, where
+ * "before" still has a meaning).
  *
  * Return: true if @seqno is one of them.
  */
 bool tern_context_seqno_submitted(struct tern_context *ctx, u32 seqno)
 {
-	u32 behind = READ_ONCE(ctx->next_seqno) - seqno;
 	unsigned long flags;
 	u64 submitted;
+	u32 behind;
 
 	if (!seqno)
 		return false;
+	/* both counted together, once the job is queued */
 	spin_lock_irqsave(&ctx->state_lock, flags);
 	submitted = ctx->jobs_submitted;
+	behind = ctx->submitted_seqno - seqno;
 	spin_unlock_irqrestore(&ctx->state_lock, flags);
 	return behind < min_t(u64, submitted, 1u << 31);
 }

@@ -68,6 +68,7 @@ struct tern_vm;
  * @fault_seqno: seqno of the guilty job
  * @reset_count: engine resets that hit this context
  * @jobs_submitted: jobs submitted
+ * @submitted_seqno: seqno of the last of them
  * @jobs_completed: jobs that completed on the device
  * @busy_ns: device time of its runs
  * @preemptions: times a running job of the context was preempted
@@ -111,6 +112,7 @@ struct tern_context {
 	u32 fault_seqno;
 	u32 reset_count;
 	u64 jobs_submitted;
+	u32 submitted_seqno;
 	u64 jobs_completed;
 	u64 busy_ns;
 	u64 preemptions;

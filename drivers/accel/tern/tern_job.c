@@ -255,7 +255,10 @@ static void tern_job_release(struct tern_job *job)
 	struct tern_device *tdev = job->ctx->tdev;
 	u32 i;
 
-	/* a job listed was armed and pushed: nothing else changes the link */
+	/*
+	 * Listed once armed, before it was pushed: only its neighbours'
+	 * removals rewrite the link since, never to point at itself.
+	 */
 	if (!list_empty(&job->ctx_link)) {
 		unsigned long flags;
 
@@ -880,6 +883,7 @@ static int tern_submit_one(struct tern_device *tdev, struct drm_file *file,
 
 	spin_lock_irqsave(&ctx->state_lock, flags);
 	ctx->jobs_submitted++;
+	ctx->submitted_seqno = job->hw.seqno;
 	list_add_tail(&job->ctx_link, &ctx->jobs);
 	spin_unlock_irqrestore(&ctx->state_lock, flags);
 
@@ -948,19 +952,31 @@ static struct dma_fence *tern_job_find_fence(struct tern_context *ctx,
 	struct dma_fence *fence = NULL;
 	struct tern_job *job;
 	unsigned long flags;
+	u32 first, last;
 
 	spin_lock_irqsave(&ctx->state_lock, flags);
-	/* the job asked for is most often one of the last */
-	list_for_each_entry_reverse(job, &ctx->jobs, ctx_link) {
-		if (job->hw.seqno == seqno) {
-			fence = dma_fence_get(job->scheduled ?
-					      &job->base.s_fence->finished :
-					      job->hw.fence);
-			break;
-		}
-		if ((s32)(seqno - job->hw.seqno) > 0)
-			break;
+	if (list_empty(&ctx->jobs))
+		goto out;
+	first = list_first_entry(&ctx->jobs, struct tern_job, ctx_link)->hw.seqno;
+	last = list_last_entry(&ctx->jobs, struct tern_job, ctx_link)->hw.seqno;
+	/* a job released already, most often: no walk with interrupts off */
+	if ((s32)(seqno - first) < 0 || (s32)(seqno - last) > 0)
+		goto out;
+	/* from the nearer end of the list, in seqno order */
+	if (seqno - first < last - seqno) {
+		list_for_each_entry(job, &ctx->jobs, ctx_link)
+			if ((s32)(job->hw.seqno - seqno) >= 0)
+				break;
+	} else {
+		list_for_each_entry_reverse(job, &ctx->jobs, ctx_link)
+			if ((s32)(job->hw.seqno - seqno) <= 0)
+				break;
 	}
+	if (job->hw.seqno == seqno)
+		fence = dma_fence_get(job->scheduled ?
+				      &job->base.s_fence->finished :
+				      job->hw.fence);
+out:
 	spin_unlock_irqrestore(&ctx->state_lock, flags);
 	return fence;
 }

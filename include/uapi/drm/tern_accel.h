@@ -942,7 +942,8 @@ struct drm_tern_progress {
  * every context, with or without a progress page; the outcome of a job is
  * kept as long as the page would show it (see "DOC: tern progress pages").
  *
- * Errors: -EINVAL flags not 0, @seqno 0 or of a job not submitted yet;
+ * Errors: -EINVAL flags not 0, @seqno 0 or not of a job of the context
+ * (not submitted yet, or 2^31 or more jobs back);
  * -ENOENT no such context (a destroyed context's jobs are on its progress
  * page, or in the fences of &drm_tern_submit.out_syncs); -ETIME the job did
  * not finish by @timeout_ns; -ENODATA the job finished, but at least
@@ -975,7 +976,8 @@ struct drm_tern_wait {
  * the job's outcome, while that is kept: as for DRM_IOCTL_TERN_WAIT, as
  * long as the progress page would show it.
  *
- * Errors: -EINVAL flags not 0, @seqno 0 or of a job not submitted yet;
+ * Errors: -EINVAL flags not 0, @seqno 0 or not of a job of the context
+ * (not submitted yet, or 2^31 or more jobs back);
  * -ENOENT no such context or syncobj (a destroyed context's jobs are on
  * its progress page); -ENODATA the job finished, but at least
  * %DRM_TERN_PROGRESS_KEPT later jobs failed since and its outcome is
