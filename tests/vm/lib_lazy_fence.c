@@ -101,6 +101,29 @@ static int submit_retry(struct tern_context *ctx, struct tern_cmdbuf *cb,
 	return ret;
 }
 
+/*
+ * Release the finished jobs: until then the kernel still finds a job's own
+ * fence, and a lazy fence that should have been settled would pass.  A
+ * submission releases them; the free work after 2 ms releases the rest.
+ */
+static void release_finished(void)
+{
+	struct tern_context *ctx;
+	struct tern_cmdbuf *cb;
+	struct tern_fence *f = NULL;
+
+	if (tern_context_create(dev, NULL, &ctx) || tern_cmdbuf_create(0, &cb))
+		return;
+	tern_cmd_nop(cb, 1);
+	if (!tern_submit(ctx, cb, NULL, 0, &f))
+		tern_fence_wait(f, 10 * SEC);
+	tern_fence_free(f);
+	tern_submit(ctx, cb, NULL, 0, NULL);
+	usleep(20000);
+	tern_cmdbuf_free(cb);
+	tern_context_destroy(ctx);
+}
+
 static void check_asked_later(struct tern_context *ctx, struct tern_context *ctx2,
 			      struct tern_fence *bad, struct tern_bo *bo)
 {
@@ -163,7 +186,8 @@ static void check_window(struct tern_context *ctx, struct tern_fence *bad,
 {
 	volatile uint32_t *w = tern_bo_map(bo);
 	uint64_t va = tern_bo_va(bo);
-	struct tern_fence *good = NULL, *failed = NULL, *gate = NULL, *held = NULL;
+	struct tern_fence *good = NULL, *failed = NULL, *gate = NULL, *held = NULL,
+			  *tail = NULL;
 	struct tern_cmdbuf *cb;
 	unsigned int i;
 	bool all = true;
@@ -177,6 +201,13 @@ static void check_window(struct tern_context *ctx, struct tern_fence *bad,
 	for (i = 0; i < FAILS; i++)
 		all &= !submit_retry(ctx, cb, &bad, 1, NULL);
 	tap_ok(all, "then %u jobs that fail (more than the page keeps)", FAILS);
+	tern_cmdbuf_reset(cb);
+	tern_cmd_nop(cb, 1);
+	tern_submit(ctx, cb, NULL, 0, &tail);
+	tern_fence_wait(tail, 10 * SEC);
+	tern_fence_free(tail);
+	tail = NULL;
+	release_finished();
 	tap_ok(!tern_fence_wait(good, 10 * SEC) && tern_fence_status(good) == 0,
 	       "the completed job's fence still says 0");
 	tap_ok(tern_fence_wait(failed, 10 * SEC) == -EIO && tern_fence_status(failed) == -EIO,
@@ -192,11 +223,15 @@ static void check_window(struct tern_context *ctx, struct tern_fence *bad,
 	tern_submit(ctx, cb, NULL, 0, &held);
 	for (i = 0; i < FAILS && all; i++)
 		all &= !tern_submit(ctx, cb, &bad, 1, NULL);
-	tap_ok(gate && held && all && tern_fence_status(held) == -EBUSY,
+	tern_submit(ctx, cb, NULL, 0, &tail);
+	tap_ok(gate && held && tail && all && tern_fence_status(held) == -EBUSY,
 	       "a job held behind a gate, %u failing jobs queued after it", FAILS);
 	w[3] = 1;
+	tern_fence_wait(tail, 10 * SEC);
+	release_finished();
 	tap_ok(!tern_fence_wait(held, 10 * SEC) && !tern_fence_wait(gate, 0),
 	       "once the gate opens, the held job's fence says 0 after all of them");
+	tern_fence_free(tail);
 	tern_fence_free(held);
 	tern_fence_free(gate);
 	tern_fence_free(failed);
@@ -296,6 +331,8 @@ static void check_many_fault(struct tern_bo *bo)
 	       "256 jobs in one call behind a gate, the second faulting: %u queued (%d)",
 	       submitted, ret);
 	w[5] = 1;
+	tern_fence_wait(fences[submitted ? submitted - 1 : 0], 10 * SEC);
+	release_finished();
 	ret = tern_fence_wait(fences[0], 10 * SEC);
 	tap_ok(!ret && tern_fence_wait(fences[1], 10 * SEC) == -EIO,
 	       "the first job's fence says 0 (%d), the second's -EIO", ret);
@@ -312,40 +349,51 @@ static void check_many_fault(struct tern_bo *bo)
 	tern_context_destroy(ctx);
 }
 
+#define CHURN_RING_MAX	32
+
 struct churner {
 	struct tern_context *ctx;
 	struct tern_fence *bad;
+	unsigned int ring;		/* fences kept: freed about 2 * ring jobs old */
 	int wrong;
 };
 
 /*
- * Submit, keeping the last 80 fences and freeing the oldest one, lazy or
- * settled, while another thread's submissions on the context settle them.
+ * Submit, keeping the last @ring fences and freeing the oldest one, lazy
+ * or settled, while another thread's submissions on the context settle
+ * them.
  */
 static void *churn_thread(void *arg)
 {
-	struct tern_fence *ring[80] = { NULL };
+	struct tern_fence *ring[CHURN_RING_MAX] = { NULL };
+	bool failing[CHURN_RING_MAX] = { false };
 	struct churner *c = arg;
 	struct tern_cmdbuf *cb;
-	unsigned int i;
+	unsigned int i, k;
 
 	tern_cmdbuf_create(0, &cb);
 	tern_cmd_nop(cb, 1);
-	for (i = 0; i < 1500; i++) {
-		struct tern_fence **f = &ring[i % 80];
+	for (i = 0; i < 3000; i++) {
+		struct tern_fence **f = &ring[i % c->ring];
 		bool fail = i % 4 == 3;
 
 		tern_fence_free(*f);
 		*f = NULL;
+		failing[i % c->ring] = fail;
 		if (submit_retry(c->ctx, cb, fail ? &c->bad : NULL, fail, f)) {
 			c->wrong++;
 			break;
 		}
+		/* and now and then one freed at once, lazy for sure */
+		if (i % 7 == 0) {
+			tern_fence_free(*f);
+			*f = NULL;
+		}
 	}
-	for (i = 0; i < 80; i++) {
-		if (ring[i] && tern_fence_wait(ring[i], 10 * SEC) != (i % 4 == 3 ? -EIO : 0))
+	for (k = 0; k < c->ring; k++) {
+		if (ring[k] && tern_fence_wait(ring[k], 10 * SEC) != (failing[k] ? -EIO : 0))
 			c->wrong++;
-		tern_fence_free(ring[i]);
+		tern_fence_free(ring[k]);
 	}
 	tern_cmdbuf_free(cb);
 	return NULL;
@@ -353,7 +401,8 @@ static void *churn_thread(void *arg)
 
 static void check_churn(struct tern_fence *bad)
 {
-	struct churner c[2] = { { .bad = bad }, { .bad = bad } };
+	/* freed around the age at which the other thread settles them */
+	struct churner c[2] = { { .bad = bad, .ring = 20 }, { .bad = bad, .ring = 32 } };
 	struct tern_context *ctx;
 	pthread_t t[2];
 

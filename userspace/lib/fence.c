@@ -290,6 +290,14 @@ int tern_fence_status(struct tern_fence *fence)
 		if (tern_fence_state(fence) == TERN_FENCE_KNOWN)
 			return tern_fence_result(fence, fence->status);
 		ret = tern_progress_outcome(fence->progress, fence->seqno, &status);
+		/* a lazy fence its destroyed context left: as poll_orphan() */
+		if (ret == -EBUSY && tern_fence_state(fence) == TERN_FENCE_LAZY &&
+		    atomic_load(&fence->progress->destroyed) &&
+		    tern_progress_closed(fence->progress)) {
+			ret = tern_progress_outcome(fence->progress, fence->seqno, &status);
+			if (ret == -EBUSY)
+				return tern_fence_result(fence, -ECANCELED);
+		}
 		if (ret == -EBUSY)
 			return -EBUSY;
 		if (!ret)

@@ -154,8 +154,11 @@ static int settle_locked(struct tern_progress *prog, struct tern_fence *f)
 		set_state(f, TERN_FENCE_ATTACHED);
 		return 0;
 	}
-	/* for good (the device or the context is gone): what is known */
-	if (ret == -ENODEV || ret == -ENOENT || ret == -ENODATA) {
+	/*
+	 * For good (the device or the context is gone; -EINVAL: a handle
+	 * the kernel does not know as the library's): what is known.
+	 */
+	if (ret == -ENODEV || ret == -ENOENT || ret == -ENODATA || ret == -EINVAL) {
 		unlink_locked(prog, f);
 		set_known(f, page ? ret : status);
 		return 0;

@@ -490,8 +490,9 @@ int tern_submit_many(struct tern_context *ctx, const struct tern_cmdbuf *const *
 	if (!p)
 		return tern_seterr(-ENOMEM, "submit: out of memory");
 
-	/* a submission of lazy fences holds at most TERN_LAZY_SPAN jobs */
-	chunk = ctx->progress && ctx->progress->lazy ? TERN_LAZY_SPAN : TERN_SUBMIT_MANY_CHUNK;
+	/* a submission that makes lazy fences holds at most TERN_LAZY_SPAN jobs */
+	chunk = fences && ctx->progress && ctx->progress->lazy ? TERN_LAZY_SPAN :
+		TERN_SUBMIT_MANY_CHUNK;
 	while (first < count && !ret) {
 		unsigned int want = count - first, done;
 

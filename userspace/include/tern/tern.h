@@ -638,7 +638,8 @@ TERN_API int tern_submit(struct tern_context *ctx, const struct tern_cmdbuf *cb,
  * @cbs: @count command buffers, queued in this order; copied by the kernel
  *	as for tern_submit()
  * @count: entries of @cbs (any number: the library issues one
- *	DRM_IOCTL_TERN_SUBMIT_MANY per 256)
+ *	DRM_IOCTL_TERN_SUBMIT_MANY per 256, or per 64 when it returns fences
+ *	on a driver of interface 1.8 or later)
  * @fences: out, may be NULL: @count fences, @fences[i] the fence of @cbs[i],
  *	NULL for a job not queued
  * @submitted: out, may be NULL: how many jobs were queued, from the first
