@@ -1051,8 +1051,7 @@ int tern_job_fence_ioctl(struct drm_device *drm, void *data,
 			 struct drm_file *file)
 {
 	struct drm_tern_job_fence *args = data;
-	struct dma_fence_chain *chain = NULL;
-	struct drm_syncobj *syncobj;
+	struct tern_out_sync out = {};
 	struct tern_context *ctx;
 	struct dma_fence *fence;
 	int ret, idx;
@@ -1066,33 +1065,15 @@ int tern_job_fence_ioctl(struct drm_device *drm, void *data,
 		ret = -ENOENT;
 		goto out_exit;
 	}
-	syncobj = drm_syncobj_find(file, args->syncobj);
-	if (!syncobj) {
-		ret = -ENOENT;
-		goto out_put;
+	/* as an out-sync of SUBMIT: installing the fence cannot fail */
+	ret = tern_sync_out_init(file, args->syncobj, args->point, &out);
+	if (!ret)
+		ret = tern_job_fence(ctx, args->seqno, &fence);
+	if (!ret) {
+		tern_sync_out_signal(&out, 1, fence);
+		dma_fence_put(fence);
 	}
-	if (args->point) {
-		chain = dma_fence_chain_alloc();
-		if (!chain) {
-			ret = -ENOMEM;
-			goto out_syncobj;
-		}
-	}
-	ret = tern_job_fence(ctx, args->seqno, &fence);
-	if (ret)
-		goto out_chain;
-	if (chain) {
-		drm_syncobj_add_point(syncobj, chain, fence, args->point);
-		chain = NULL;
-	} else {
-		drm_syncobj_replace_fence(syncobj, fence);
-	}
-	dma_fence_put(fence);
-out_chain:
-	dma_fence_chain_free(chain);
-out_syncobj:
-	drm_syncobj_put(syncobj);
-out_put:
+	tern_sync_out_free(&out, 1, &out);
 	tern_context_put(ctx);
 out_exit:
 	drm_dev_exit(idx);

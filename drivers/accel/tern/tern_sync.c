@@ -154,6 +154,31 @@ void tern_sync_out_free(struct tern_out_sync *out, u32 count,
 }
 
 /**
+ * tern_sync_out_init() - look up one out-sync before its fence exists
+ * @file: the file whose syncobj handle it is
+ * @handle: the syncobj handle
+ * @point: 0 for a binary syncobj, else the timeline point
+ * @out: zeroed; filled in, for tern_sync_out_signal() and
+ *	tern_sync_out_free(), also on failure
+ *
+ * Return: 0, -ENOENT (no such syncobj) or -ENOMEM.
+ */
+int tern_sync_out_init(struct drm_file *file, u32 handle, u64 point,
+		       struct tern_out_sync *out)
+{
+	out->syncobj = drm_syncobj_find(file, handle);
+	if (!out->syncobj)
+		return -ENOENT;
+	out->point = point;
+	if (point) {
+		out->chain = dma_fence_chain_alloc();
+		if (!out->chain)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
  * tern_sync_out_get() - look up out-syncs before anything is queued
  * @file: the file whose syncobj handles they are
  * @uptr: user pointer to @count struct drm_tern_sync
@@ -185,21 +210,9 @@ struct tern_out_sync *tern_sync_out_get(struct drm_file *file, u64 uptr,
 			return ERR_PTR(-ENOMEM);
 		}
 	}
-	for (i = 0; i < count; i++) {
-		out[i].syncobj = drm_syncobj_find(file, syncs[i].handle);
-		if (!out[i].syncobj) {
-			ret = -ENOENT;
-			break;
-		}
-		out[i].point = syncs[i].point;
-		if (out[i].point) {
-			out[i].chain = dma_fence_chain_alloc();
-			if (!out[i].chain) {
-				ret = -ENOMEM;
-				break;
-			}
-		}
-	}
+	for (i = 0; i < count && !ret; i++)
+		ret = tern_sync_out_init(file, syncs[i].handle, syncs[i].point,
+					 &out[i]);
 	tern_syncs_free(syncs, small_syncs);
 	if (ret) {
 		tern_sync_out_free(out, count, small);

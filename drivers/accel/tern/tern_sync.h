@@ -31,6 +31,8 @@ struct tern_out_sync {
 int tern_sync_in_fences(struct drm_file *file, u64 uptr, u32 count,
 			struct dma_fence **fences, u32 *nr, bool *signalled);
 int tern_sync_fences_error(struct dma_fence **fences, u32 count);
+int tern_sync_out_init(struct drm_file *file, u32 handle, u64 point,
+		       struct tern_out_sync *out);
 struct tern_out_sync *tern_sync_out_get(struct drm_file *file, u64 uptr,
 					u32 count, struct tern_out_sync *small);
 void tern_sync_out_signal(struct tern_out_sync *out, u32 count,
