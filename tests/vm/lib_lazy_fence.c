@@ -124,6 +124,23 @@ static void release_finished(void)
 	tern_context_destroy(ctx);
 }
 
+/* A job that holds its context's engine until the CPU sets u32 @k of @bo to 1. */
+static int submit_gate(struct tern_context *ctx, struct tern_bo *bo, unsigned int k,
+		       struct tern_fence **f)
+{
+	volatile uint32_t *w = tern_bo_map(bo);
+	struct tern_cmdbuf *cb;
+	int ret;
+
+	w[k] = 0;
+	if (tern_cmdbuf_create(0, &cb))
+		return -ENOMEM;
+	tern_cmd_wait_mem(cb, tern_bo_va(bo) + 4 * k, 1, 8000000);
+	ret = tern_submit(ctx, cb, NULL, 0, f);
+	tern_cmdbuf_free(cb);
+	return ret;
+}
+
 static void check_asked_later(struct tern_context *ctx, struct tern_context *ctx2,
 			      struct tern_fence *bad, struct tern_bo *bo)
 {
@@ -135,11 +152,9 @@ static void check_asked_later(struct tern_context *ctx, struct tern_context *ctx
 	struct pollfd pfd = { .events = POLLIN };
 	uint32_t so;
 
-	w[0] = w[1] = w[2] = 0;
+	w[1] = w[2] = 0;
+	submit_gate(ctx, bo, 0, &gate);
 	tern_cmdbuf_create(0, &cb);
-	tern_cmd_wait_mem(cb, va, 1, 8000000);
-	tern_submit(ctx, cb, NULL, 0, &gate);
-	tern_cmdbuf_reset(cb);
 	tern_cmd_write_imm(cb, va + 4, 7);
 	tern_submit(ctx, cb, NULL, 0, &job);
 	so = job ? tern_fence_syncobj(job) : 0;
@@ -185,7 +200,6 @@ static void check_window(struct tern_context *ctx, struct tern_fence *bad,
 			 struct tern_bo *bo)
 {
 	volatile uint32_t *w = tern_bo_map(bo);
-	uint64_t va = tern_bo_va(bo);
 	struct tern_fence *good = NULL, *failed = NULL, *gate = NULL, *held = NULL,
 			  *tail = NULL;
 	struct tern_cmdbuf *cb;
@@ -201,8 +215,6 @@ static void check_window(struct tern_context *ctx, struct tern_fence *bad,
 	for (i = 0; i < FAILS; i++)
 		all &= !submit_retry(ctx, cb, &bad, 1, NULL);
 	tap_ok(all, "then %u jobs that fail (more than the page keeps)", FAILS);
-	tern_cmdbuf_reset(cb);
-	tern_cmd_nop(cb, 1);
 	tern_submit(ctx, cb, NULL, 0, &tail);
 	tern_fence_wait(tail, 10 * SEC);
 	tern_fence_free(tail);
@@ -214,12 +226,7 @@ static void check_window(struct tern_context *ctx, struct tern_fence *bad,
 	       "the failed job's fence still says -EIO");
 
 	/* a job held while the failures are submitted behind it */
-	w[3] = 0;
-	tern_cmdbuf_reset(cb);
-	tern_cmd_wait_mem(cb, va + 12, 1, 8000000);
-	tern_submit(ctx, cb, NULL, 0, &gate);
-	tern_cmdbuf_reset(cb);
-	tern_cmd_nop(cb, 1);
+	submit_gate(ctx, bo, 3, &gate);
 	tern_submit(ctx, cb, NULL, 0, &held);
 	for (i = 0; i < FAILS && all; i++)
 		all &= !tern_submit(ctx, cb, &bad, 1, NULL);
@@ -243,7 +250,6 @@ static void check_window(struct tern_context *ctx, struct tern_fence *bad,
 static void check_destroy(struct tern_fence *bad, struct tern_bo *bo)
 {
 	volatile uint32_t *w = tern_bo_map(bo);
-	uint64_t va = tern_bo_va(bo);
 	struct tern_fence *gate = NULL, *queued[3] = { NULL }, *early = NULL;
 	struct tern_context *ctx;
 	struct tern_cmdbuf *cb;
@@ -260,12 +266,7 @@ static void check_destroy(struct tern_fence *bad, struct tern_bo *bo)
 	tern_fence_wait(early, 10 * SEC);
 	for (i = 0; i < 40; i++)
 		all &= !tern_submit(ctx, cb, &bad, 1, NULL);
-	w[4] = 0;
-	tern_cmdbuf_reset(cb);
-	tern_cmd_wait_mem(cb, va + 16, 1, 8000000);
-	tern_submit(ctx, cb, NULL, 0, &gate);
-	tern_cmdbuf_reset(cb);
-	tern_cmd_nop(cb, 1);
+	submit_gate(ctx, bo, 4, &gate);
 	for (i = 0; i < 3; i++)
 		all &= !tern_submit(ctx, cb, NULL, 0, &queued[i]);
 	usleep(50000);

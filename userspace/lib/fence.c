@@ -76,6 +76,15 @@ static int syncobj_status(struct tern_fence *f, int *status)
 	return 0;
 }
 
+/* A fence of @dev with nothing in it yet: its syncobj holds what it holds. */
+static void fence_init(struct tern_fence *f, struct tern_device *dev)
+{
+	memset(f, 0, sizeof(*f));
+	f->dev = dev;
+	atomic_init(&f->exposed, false);
+	atomic_init(&f->state, TERN_FENCE_ATTACHED);
+}
+
 int tern_fence_new(struct tern_device *dev, const char *what, struct tern_fence **fencep)
 {
 	struct tern_fence *f = NULL;
@@ -89,20 +98,15 @@ int tern_fence_new(struct tern_device *dev, const char *what, struct tern_fence 
 	pthread_mutex_unlock(&dev->lock);
 	if (f) {
 		handle = f->syncobj;
-		memset(f, 0, sizeof(*f));
-		f->dev = dev;
+		fence_init(f, dev);
 		f->syncobj = handle;
-		atomic_init(&f->exposed, false);
-		atomic_init(&f->state, TERN_FENCE_ATTACHED);
 		*fencep = f;
 		return 0;
 	}
-	f = calloc(1, sizeof(*f));
+	f = malloc(sizeof(*f));
 	if (!f)
 		return tern_seterr(-ENOMEM, "%s: out of memory", what);
-	f->dev = dev;
-	atomic_init(&f->exposed, false);
-	atomic_init(&f->state, TERN_FENCE_ATTACHED);
+	fence_init(f, dev);
 	if (drmSyncobjCreate(dev->fd, 0, &f->syncobj)) {
 		ret = -errno;
 		free(f);
@@ -171,6 +175,21 @@ static int wait_syncobj(struct tern_fence *f, int64_t deadline)
  * (lazy.c): its handle is gone, but its page becomes final once the last
  * job is gone; a job after its last completed one then never ran.  Poll it.
  */
+static int orphan_outcome(struct tern_fence *f, int *status)
+{
+	int ret = tern_progress_outcome(f->progress, f->seqno, status);
+
+	if (ret != -EBUSY || !tern_progress_closed(f->progress))
+		return ret;
+	/* final now: read once more, it may have finished just before */
+	ret = tern_progress_outcome(f->progress, f->seqno, status);
+	if (ret == -EBUSY) {
+		*status = -ECANCELED;
+		ret = 0;
+	}
+	return ret;
+}
+
 static int poll_orphan(struct tern_fence *f, int64_t deadline, int *status)
 {
 	const struct timespec tick = { .tv_nsec = 1000000 };
@@ -178,21 +197,35 @@ static int poll_orphan(struct tern_fence *f, int64_t deadline, int *status)
 	int ret;
 
 	for (;;) {
-		ret = tern_progress_outcome(f->progress, f->seqno, status);
+		ret = orphan_outcome(f, status);
 		if (ret != -EBUSY)
 			return ret;
-		if (tern_progress_closed(f->progress)) {
-			ret = tern_progress_outcome(f->progress, f->seqno, status);
-			if (ret != -EBUSY)
-				return ret;
-			*status = -ECANCELED;
-			return 0;
-		}
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		if ((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec >= deadline)
 			return -ETIME;
 		nanosleep(&tick, NULL);
 	}
+}
+
+/*
+ * The page could not tell the outcome (it moved under every read, or the
+ * context went): a lazy fence asks the kernel for its fence.  0 with
+ * *@status if the outcome is known now, 1 if the syncobj holds the fence,
+ * or a negative errno with the thread's error set.
+ */
+static int fence_settled(struct tern_fence *f, int *status)
+{
+	int ret;
+
+	if (tern_fence_state(f) == TERN_FENCE_LAZY) {
+		ret = tern_fence_attach(f, "fence");
+		if (ret)
+			return ret;
+	}
+	if (tern_fence_state(f) != TERN_FENCE_KNOWN)
+		return 1;
+	*status = f->status;
+	return 0;
 }
 
 /*
@@ -224,19 +257,9 @@ int tern_fence_outcome(struct tern_fence *f, int64_t deadline, int *status)
 		if (ret == -ETIME)
 			return tern_seterr(-ETIME, "fence: %s",
 					   tern_ioctl_errmsg(TERN_IOC_FENCE_WAIT, ETIME));
-		/*
-		 * The page could not tell (it moved under every read, or the
-		 * context went): a lazy fence asks the kernel for its fence.
-		 */
-		if (tern_fence_state(f) == TERN_FENCE_LAZY) {
-			ret = tern_fence_attach(f, "fence");
-			if (ret)
-				return ret;
-		}
-		if (tern_fence_state(f) == TERN_FENCE_KNOWN) {
-			*status = f->status;
-			return 0;
-		}
+		ret = fence_settled(f, status);
+		if (ret <= 0)
+			return ret;
 	}
 	ret = wait_syncobj(f, deadline);
 	if (ret)
@@ -289,27 +312,21 @@ int tern_fence_status(struct tern_fence *fence)
 	if (fence->progress) {
 		if (tern_fence_state(fence) == TERN_FENCE_KNOWN)
 			return tern_fence_result(fence, fence->status);
-		ret = tern_progress_outcome(fence->progress, fence->seqno, &status);
 		/* a lazy fence its destroyed context left: as poll_orphan() */
-		if (ret == -EBUSY && tern_fence_state(fence) == TERN_FENCE_LAZY &&
-		    atomic_load(&fence->progress->destroyed) &&
-		    tern_progress_closed(fence->progress)) {
+		if (tern_fence_state(fence) == TERN_FENCE_LAZY &&
+		    atomic_load(&fence->progress->destroyed))
+			ret = orphan_outcome(fence, &status);
+		else
 			ret = tern_progress_outcome(fence->progress, fence->seqno, &status);
-			if (ret == -EBUSY)
-				return tern_fence_result(fence, -ECANCELED);
-		}
 		if (ret == -EBUSY)
 			return -EBUSY;
 		if (!ret)
 			return tern_fence_result(fence, status);
-		/* the page could not tell: a lazy fence asks the kernel */
-		if (tern_fence_state(fence) == TERN_FENCE_LAZY) {
-			ret = tern_fence_attach(fence, "fence");
-			if (ret)
-				return ret;
-		}
-		if (tern_fence_state(fence) == TERN_FENCE_KNOWN)
-			return tern_fence_result(fence, fence->status);
+		ret = fence_settled(fence, &status);
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			return tern_fence_result(fence, status);
 	}
 	ret = drmSyncobjWait(fence->dev->fd, &fence->syncobj, 1, 0, 0, NULL);
 	if (ret == -ETIME || ret == -EINVAL)	/* -EINVAL: no fence attached yet */

@@ -86,23 +86,16 @@ static void unlink_locked(struct tern_progress *prog, struct tern_fence *f)
 	f->listed = false;
 }
 
-/* Insert @f in seqno order; concurrent submissions may end out of order. */
-static void insert_locked(struct tern_progress *prog, struct tern_fence *f)
+/* Append @f: submissions are one at a time, so the list stays in seqno order. */
+static void append_locked(struct tern_progress *prog, struct tern_fence *f)
 {
-	struct tern_fence *at = prog->lazy_last;
-
-	while (at && seqno_after(at->seqno, f->seqno))
-		at = at->lazy_prev;
-	f->lazy_prev = at;
-	f->lazy_next = at ? at->lazy_next : prog->lazy_first;
-	if (f->lazy_next)
-		f->lazy_next->lazy_prev = f;
-	else
-		prog->lazy_last = f;
-	if (at)
-		at->lazy_next = f;
+	f->lazy_prev = prog->lazy_last;
+	f->lazy_next = NULL;
+	if (prog->lazy_last)
+		prog->lazy_last->lazy_next = f;
 	else
 		prog->lazy_first = f;
+	prog->lazy_last = f;
 	f->listed = true;
 }
 
@@ -205,7 +198,7 @@ void tern_lazy_submitted(struct tern_progress *prog, uint32_t seqno, struct tern
 		prog->last_seqno = seqno;
 	if (f) {
 		pthread_mutex_lock(&prog->lock);
-		insert_locked(prog, f);
+		append_locked(prog, f);
 		set_state(f, TERN_FENCE_LAZY);
 		pthread_mutex_unlock(&prog->lock);
 	}
